@@ -1,0 +1,1 @@
+"""dwell's learning loop: features, the network, its exports, and (later) the simulator."""

@@ -1,0 +1,168 @@
+package ai.dwell.searchers;
+
+import com.yahoo.component.annotation.Inject;
+import com.yahoo.component.chain.dependencies.After;
+import com.yahoo.component.chain.dependencies.Before;
+import com.yahoo.processing.request.CompoundName;
+import com.yahoo.search.Query;
+import com.yahoo.search.Result;
+import com.yahoo.search.Searcher;
+import com.yahoo.search.result.ErrorMessage;
+import com.yahoo.search.result.FeatureData;
+import com.yahoo.search.result.Hit;
+import com.yahoo.search.searchchain.Execution;
+import com.yahoo.search.searchchain.PhaseNames;
+import com.yahoo.slime.Cursor;
+import com.yahoo.slime.JsonFormat;
+import com.yahoo.slime.Slime;
+import com.yahoo.slime.SlimeUtils;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.UUID;
+
+/**
+ * Explores the shown order of article views and logs every impression for learning.
+ *
+ * It asks the content cluster for the best exploration.candidates comments, chooses the shown
+ * order with {@link PlackettLuceSampler} (greedy, or with probability exploration.rate a sample at
+ * exploration.temperature), and writes one impression record per article view: query id, article,
+ * rank profile, model version, every candidate with its score and features, and the shown order
+ * with its propensities. A request may pass exploration.seed to make the choice reproducible and
+ * query_id to name the impression; otherwise a random id is made. Both come back as root fields.
+ * Each shown hit gets the fields position and step_propensity.
+ */
+@After(RankingModelSearcher.MODEL_WEIGHTS)
+@Before(PhaseNames.BLENDED_RESULT)
+public class ExplorationSearcher extends Searcher implements AutoCloseable {
+
+    public static final CompoundName RATE = CompoundName.from("exploration.rate");
+    public static final CompoundName TEMPERATURE = CompoundName.from("exploration.temperature");
+    public static final CompoundName CANDIDATES = CompoundName.from("exploration.candidates");
+    public static final CompoundName SEED = CompoundName.from("exploration.seed");
+    public static final CompoundName QUERY_ID = CompoundName.from("query_id");
+
+    static final int MAX_CANDIDATES = 400;
+
+    private final ImpressionLog impressions;
+
+    @Inject
+    public ExplorationSearcher(ExplorationConfig config) {
+        this.impressions = new ImpressionLog(config.impressionLog(), config.queueCapacity());
+    }
+
+    @Override
+    public Result search(Query query, Execution execution) {
+        if ( ! ArticleSearcher.isArticleView(query) || query.getOffset() > 0) return execution.search(query);
+
+        PlackettLuceSampler sampler;
+        int candidates;
+        try {
+            sampler = new PlackettLuceSampler(query.properties().getDouble(RATE, 0.0),
+                                              query.properties().getDouble(TEMPERATURE, 1.0));
+            candidates = query.properties().getInteger(CANDIDATES, 20);
+            if (candidates < 1 || candidates > MAX_CANDIDATES)
+                throw new IllegalArgumentException("exploration.candidates must be in [1, " + MAX_CANDIDATES + "], was " + candidates);
+        }
+        catch (IllegalArgumentException e) {
+            return new Result(query, ErrorMessage.createBadRequest(e.getMessage()));
+        }
+        String queryId = query.properties().getString(QUERY_ID, UUID.randomUUID().toString());
+        Long seed = query.properties().getLong(SEED);
+        SplittableRandom random = seed == null ? new SplittableRandom() : new SplittableRandom(seed);
+
+        int shown = query.getHits();
+        query.setHits(Math.max(shown, candidates));
+        Result result = execution.search(query);
+        if (result.hits().getError() != null) return result;
+        execution.fill(result, query.getPresentation().getSummary());
+
+        List<Hit> ranked = new ArrayList<>();
+        for (Hit hit : result.hits())
+            if ( ! hit.isMeta() && ! hit.isAuxiliary()) ranked.add(hit);
+        ranked.sort((a, b) -> Double.compare(b.getRelevance().getScore(), a.getRelevance().getScore()));
+        double[] scores = ranked.stream().mapToDouble(hit -> hit.getRelevance().getScore()).toArray();
+        Slate slate = sampler.sample(scores, shown, random);
+
+        for (Hit hit : ranked) result.hits().remove(hit.getId());
+        for (int position = 0; position < slate.size(); position++) {
+            Hit hit = ranked.get(slate.candidate(position));
+            hit.setField("position", position);
+            hit.setField("step_propensity", slate.stepPropensity(position));
+            result.hits().add(hit);
+        }
+        result.hits().setOrdered(true);
+        result.hits().setField("query_id", queryId);
+        result.hits().setField("propensity", slate.propensity());
+        result.hits().setField("explored", slate.explored());
+        query.setHits(shown);
+
+        impressions.append(impression(query, queryId, ranked, slate));
+        query.trace("Exploration: " + slate + " from " + ranked.size() + " candidates", 2);
+        return result;
+    }
+
+    private String impression(Query query, String queryId, List<Hit> ranked, Slate slate) {
+        Slime slime = new Slime();
+        Cursor root = slime.setObject();
+        root.setString("query_id", queryId);
+        root.setLong("time_ms", System.currentTimeMillis());
+        root.setString("article", query.properties().getString(ArticleSearcher.ARTICLE));
+        root.setString("profile", query.getRanking().getProfile());
+        Long version = query.properties().getLong(RankingModelSearcher.MODEL_VERSION);
+        if (version == null) root.setNix("model_version");
+        else root.setLong("model_version", version);
+        root.setDouble("rate", query.properties().getDouble(RATE, 0.0));
+        root.setDouble("temperature", query.properties().getDouble(TEMPERATURE, 1.0));
+        root.setBool("explored", slate.explored());
+        root.setDouble("propensity", slate.propensity());
+        root.setDouble("pl_propensity", slate.plPropensity());
+
+        Cursor candidates = root.setArray("candidates");
+        for (Hit hit : ranked) {
+            Cursor candidate = candidates.addObject();
+            candidate.setString("id", documentId(hit));
+            candidate.setDouble("score", hit.getRelevance().getScore());
+            if (hit.getField("matchfeatures") instanceof FeatureData features)
+                SlimeUtils.copyObject(SlimeUtils.jsonToSlime(features.toJson(true)).get(), candidate.setObject("features"));
+        }
+        Cursor shown = root.setArray("shown");
+        for (int position = 0; position < slate.size(); position++) {
+            Cursor entry = shown.addObject();
+            entry.setLong("position", position);
+            entry.setLong("candidate", slate.candidate(position));
+            entry.setString("id", documentId(ranked.get(slate.candidate(position))));
+            entry.setDouble("step_propensity", slate.stepPropensity(position));
+        }
+        try {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            new JsonFormat(true).encode(out, slime);
+            return out.toString(StandardCharsets.UTF_8);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String documentId(Hit hit) {
+        Object id = hit.getField("documentid");
+        return id != null ? id.toString() : hit.getId().toString();
+    }
+
+    ImpressionLog impressionLog() { return impressions; }
+
+    @Override
+    public void close() { impressions.close(); }
+
+    @Override
+    public void deconstruct() {
+        close();
+        super.deconstruct();
+    }
+
+}

@@ -1,0 +1,105 @@
+package ai.dwell.searchers;
+
+import com.yahoo.component.annotation.Inject;
+import com.yahoo.component.chain.dependencies.After;
+import com.yahoo.component.chain.dependencies.Before;
+import com.yahoo.component.chain.dependencies.Provides;
+import com.yahoo.documentapi.DocumentAccess;
+import com.yahoo.processing.request.CompoundName;
+import com.yahoo.search.Query;
+import com.yahoo.search.Result;
+import com.yahoo.search.Searcher;
+import com.yahoo.search.schema.RankProfile;
+import com.yahoo.search.schema.Schema;
+import com.yahoo.search.schema.SchemaInfo;
+import com.yahoo.search.searchchain.Execution;
+import com.yahoo.search.searchchain.PhaseNames;
+import com.yahoo.tensor.Tensor;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Sends the live network weights of the query's rank profile with the query.
+ *
+ * A model profile is one that declares the input query(model_version). Its weights live in the
+ * document id:dwell:rankingmodel::&lt;profile&gt;, so feeding a new version changes ranking with
+ * no redeploy. Documents are cached and re-read in the background: a new version is used within
+ * one refresh interval, and each query takes one cached version whole. Without a (valid) document
+ * the profile falls back to the constants in the package, and the query trace says so.
+ *
+ * The version used is returned in the result's root field model_version (0: the package
+ * constants) and passed on in the query property dwell.model.version.
+ */
+@Provides(RankingModelSearcher.MODEL_WEIGHTS)
+@After(ArticleSearcher.ARTICLE_VIEW)
+@Before(PhaseNames.BLENDED_RESULT)
+public class RankingModelSearcher extends Searcher implements AutoCloseable {
+
+    public static final String MODEL_WEIGHTS = "ModelWeights";
+    public static final CompoundName MODEL_VERSION = CompoundName.from("dwell.model.version");
+    public static final String VERSION_RESULT_FIELD = "model_version";
+
+    private final RankingModelCache cache;
+
+    @Inject
+    public RankingModelSearcher(DocumentAccess access, SchemaInfo schemaInfo, RankingModelConfig config) {
+        this.cache = new RankingModelCache(access, config.documentNamespace(), modelProfiles(schemaInfo, config.schema()),
+                                           Duration.ofMillis(config.refreshIntervalMillis()),
+                                           Duration.ofMillis(config.readTimeoutMillis()));
+    }
+
+    static List<RankProfile> modelProfiles(SchemaInfo schemaInfo, String schemaName) {
+        Schema schema = schemaInfo.schemas().get(schemaName);
+        if (schema == null)
+            throw new IllegalArgumentException("RankingModelSearcher: no schema '" + schemaName + "' in this application");
+        return schema.rankProfiles().values().stream().filter(RankingModelReader::isModelProfile).toList();
+    }
+
+    @Override
+    public Result search(Query query, Execution execution) {
+        String profile = query.getRanking().getProfile();
+        if ( ! cache.serves(profile)) return execution.search(query);
+
+        long version;
+        var explicitVersion = query.getRanking().getFeatures().getDouble(RankingModelReader.VERSION_INPUT);
+        if (explicitVersion.isPresent()) { // the request brings its own weights, e.g. to evaluate a candidate
+            version = (long) explicitVersion.getAsDouble();
+            query.trace("RankingModelSearcher: '" + profile + "' uses the weights in the request, version " + version, 1);
+        }
+        else {
+            RankingModel model = cache.get(profile);
+            if (model == null || model.isPackaged()) {
+                String why = cache.problem(profile);
+                query.trace("RankingModelSearcher: '" + profile + "' falls back to the constants in the package" +
+                            (why == null ? " (model not read yet)" : ": " + why), 1);
+                version = RankingModel.PACKAGE_VERSION;
+            }
+            else {
+                for (Map.Entry<String, Tensor> weight : model.tensors().entrySet())
+                    query.getRanking().getFeatures().put(weight.getKey(), weight.getValue());
+                query.getRanking().getFeatures().put(RankingModelReader.VERSION_INPUT, (double) model.version());
+                version = model.version();
+                query.trace("RankingModelSearcher: '" + profile + "' uses model version " + version, 1);
+            }
+        }
+        query.properties().set(MODEL_VERSION, version);
+        Result result = execution.search(query);
+        result.hits().setField(VERSION_RESULT_FIELD, version);
+        return result;
+    }
+
+    /** Re-reads the model documents now. For tests; the background refresh does this continuously. */
+    void refresh() { cache.refresh(); }
+
+    @Override
+    public void close() { cache.close(); }
+
+    @Override
+    public void deconstruct() {
+        close();
+        super.deconstruct();
+    }
+
+}
