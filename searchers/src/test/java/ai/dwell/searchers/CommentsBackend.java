@@ -1,0 +1,56 @@
+package ai.dwell.searchers;
+
+import com.yahoo.search.Query;
+import com.yahoo.search.Result;
+import com.yahoo.search.Searcher;
+import com.yahoo.search.result.FeatureData;
+import com.yahoo.search.result.Hit;
+import com.yahoo.search.searchchain.Execution;
+import com.yahoo.tensor.Tensor;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Stands where the content cluster is at the end of a search chain in these tests: returns the
+ * given comments as ranked hits with match-features, fills summaries, and keeps the last query
+ * it received so tests can see what would be sent to the content nodes.
+ */
+class CommentsBackend extends Searcher {
+
+    private final List<Double> scores;
+    private final AtomicReference<Query> lastQuery = new AtomicReference<>();
+
+    /** Comments c0, c1, ... with these scores, in this order (which should be descending). */
+    CommentsBackend(List<Double> scores) {
+        this.scores = List.copyOf(scores);
+    }
+
+    @Override
+    public Result search(Query query, Execution execution) {
+        lastQuery.set(query);
+        Result result = new Result(query);
+        result.setTotalHitCount(scores.size());
+        for (int i = 0; i < Math.min(scores.size(), query.getHits()); i++) {
+            Hit hit = new Hit("index:dwell/0/c" + i, scores.get(i));
+            hit.setField("matchfeatures", new FeatureData(Map.of("baseline", Tensor.from(scores.get(i)),
+                                                                   "nn_input", Tensor.from("tensor<float>(x[2]):[" + i + ", 1]"))));
+            hit.setFillable();
+            result.hits().add(hit);
+        }
+        return result;
+    }
+
+    @Override
+    public void fill(Result result, String summaryClass, Execution execution) {
+        for (Hit hit : result.hits().asList()) {
+            String comment = hit.getId().toString().substring("index:dwell/0/".length());
+            hit.setField("documentid", "id:dwell:comment::" + comment);
+            hit.setFilled(summaryClass);
+        }
+    }
+
+    Query lastQuery() { return lastQuery.get(); }
+
+}
