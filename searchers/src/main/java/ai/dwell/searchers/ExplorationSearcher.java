@@ -1,5 +1,7 @@
 package ai.dwell.searchers;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.yahoo.component.annotation.Inject;
 import com.yahoo.component.chain.dependencies.After;
 import com.yahoo.component.chain.dependencies.Before;
@@ -12,15 +14,10 @@ import com.yahoo.search.result.FeatureData;
 import com.yahoo.search.result.Hit;
 import com.yahoo.search.searchchain.Execution;
 import com.yahoo.search.searchchain.PhaseNames;
-import com.yahoo.slime.Cursor;
-import com.yahoo.slime.JsonFormat;
-import com.yahoo.slime.Slime;
-import com.yahoo.slime.SlimeUtils;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -48,6 +45,7 @@ public class ExplorationSearcher extends Searcher implements AutoCloseable {
     public static final CompoundName QUERY_ID = CompoundName.from("query_id");
 
     static final int MAX_CANDIDATES = 400;
+    private static final JsonFactory JSON = new JsonFactory();
 
     private final ImpressionLog impressions;
 
@@ -108,45 +106,51 @@ public class ExplorationSearcher extends Searcher implements AutoCloseable {
     }
 
     private String impression(Query query, String queryId, List<Hit> ranked, Slate slate) {
-        Slime slime = new Slime();
-        Cursor root = slime.setObject();
-        root.setString("query_id", queryId);
-        root.setLong("time_ms", System.currentTimeMillis());
-        root.setString("article", query.properties().getString(ArticleSearcher.ARTICLE));
-        root.setString("profile", query.getRanking().getProfile());
-        Long version = query.properties().getLong(RankingModelSearcher.MODEL_VERSION);
-        if (version == null) root.setNix("model_version");
-        else root.setLong("model_version", version);
-        root.setDouble("rate", query.properties().getDouble(RATE, 0.0));
-        root.setDouble("temperature", query.properties().getDouble(TEMPERATURE, 1.0));
-        root.setBool("explored", slate.explored());
-        root.setDouble("propensity", slate.propensity());
-        root.setDouble("pl_propensity", slate.plPropensity());
+        StringWriter out = new StringWriter();
+        try (JsonGenerator json = JSON.createGenerator(out)) {
+            json.writeStartObject();
+            json.writeStringField("query_id", queryId);
+            json.writeNumberField("time_ms", System.currentTimeMillis());
+            json.writeStringField("article", query.properties().getString(ArticleSearcher.ARTICLE));
+            json.writeStringField("profile", query.getRanking().getProfile());
+            Long version = query.properties().getLong(RankingModelSearcher.MODEL_VERSION);
+            if (version == null) json.writeNullField("model_version");
+            else json.writeNumberField("model_version", version);
+            json.writeNumberField("rate", query.properties().getDouble(RATE, 0.0));
+            json.writeNumberField("temperature", query.properties().getDouble(TEMPERATURE, 1.0));
+            json.writeBooleanField("explored", slate.explored());
+            json.writeNumberField("propensity", slate.propensity());
+            json.writeNumberField("pl_propensity", slate.plPropensity());
 
-        Cursor candidates = root.setArray("candidates");
-        for (Hit hit : ranked) {
-            Cursor candidate = candidates.addObject();
-            candidate.setString("id", documentId(hit));
-            candidate.setDouble("score", hit.getRelevance().getScore());
-            if (hit.getField("matchfeatures") instanceof FeatureData features)
-                SlimeUtils.copyObject(SlimeUtils.jsonToSlime(features.toJson(true)).get(), candidate.setObject("features"));
-        }
-        Cursor shown = root.setArray("shown");
-        for (int position = 0; position < slate.size(); position++) {
-            Cursor entry = shown.addObject();
-            entry.setLong("position", position);
-            entry.setLong("candidate", slate.candidate(position));
-            entry.setString("id", documentId(ranked.get(slate.candidate(position))));
-            entry.setDouble("step_propensity", slate.stepPropensity(position));
-        }
-        try {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            new JsonFormat(true).encode(out, slime);
-            return out.toString(StandardCharsets.UTF_8);
+            json.writeArrayFieldStart("candidates");
+            for (Hit hit : ranked) {
+                json.writeStartObject();
+                json.writeStringField("id", documentId(hit));
+                json.writeNumberField("score", hit.getRelevance().getScore());
+                if (hit.getField("matchfeatures") instanceof FeatureData features) {
+                    json.writeFieldName("features");
+                    json.writeRawValue(features.toJson(true));
+                }
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+
+            json.writeArrayFieldStart("shown");
+            for (int position = 0; position < slate.size(); position++) {
+                json.writeStartObject();
+                json.writeNumberField("position", position);
+                json.writeNumberField("candidate", slate.candidate(position));
+                json.writeStringField("id", documentId(ranked.get(slate.candidate(position))));
+                json.writeNumberField("step_propensity", slate.stepPropensity(position));
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+            json.writeEndObject();
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        return out.toString();
     }
 
     private static String documentId(Hit hit) {

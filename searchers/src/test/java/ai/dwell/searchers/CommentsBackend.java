@@ -21,6 +21,7 @@ class CommentsBackend extends Searcher {
 
     private final List<Double> scores;
     private final AtomicReference<Query> lastQuery = new AtomicReference<>();
+    private volatile int lastRequestedHits;
 
     /** Comments c0, c1, ... with these scores, in this order (which should be descending). */
     CommentsBackend(List<Double> scores) {
@@ -30,6 +31,7 @@ class CommentsBackend extends Searcher {
     @Override
     public Result search(Query query, Execution execution) {
         lastQuery.set(query);
+        lastRequestedHits = query.getHits();
         Result result = new Result(query);
         result.setTotalHitCount(scores.size());
         for (int i = 0; i < Math.min(scores.size(), query.getHits()); i++) {
@@ -52,5 +54,8 @@ class CommentsBackend extends Searcher {
     }
 
     Query lastQuery() { return lastQuery.get(); }
+
+    /** The number of hits the last query asked for, when it got here. */
+    int lastRequestedHits() { return lastRequestedHits; }
 
 }
