@@ -1,0 +1,45 @@
+package ai.dwell.runtime.serve.container;
+
+import com.yahoo.application.Application;
+import com.yahoo.application.Networking;
+import com.yahoo.application.container.JDisc;
+
+import java.nio.file.Path;
+import java.util.logging.Logger;
+
+/**
+ * Vespa's real JDisc container, running one application package in this JVM: its HTTP server,
+ * search chains, query profiles, renderers, docproc chains and the package's own bundles
+ * (components/*.jar). The content nodes it talks to are ours (see the rpc package).
+ */
+public class ContainerHost implements AutoCloseable {
+
+    private static final Logger log = Logger.getLogger(ContainerHost.class.getName());
+
+    private final Application application;
+    private final String clusterId;
+
+    private ContainerHost(Application application, String clusterId) {
+        this.application = application;
+        this.clusterId = clusterId;
+    }
+
+    /** Starts the container cluster of the package in this directory, serving HTTP as services.xml says. */
+    public static ContainerHost start(Path applicationDir, String clusterId) {
+        long start = System.nanoTime();
+        Application application = Application.fromApplicationPackage(applicationDir, Networking.enable);
+        log.info("Container '" + clusterId + "' of " + applicationDir + " started in " +
+                 (System.nanoTime() - start) / 1_000_000 + " ms");
+        return new ContainerHost(application, clusterId);
+    }
+
+    public JDisc jdisc() { return application.getJDisc(clusterId); }
+
+    public String clusterId() { return clusterId; }
+
+    @Override
+    public void close() {
+        application.close();
+    }
+
+}

@@ -1,0 +1,94 @@
+package ai.dwell.runtime.serve.deploy;
+
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.transform.OutputKeys;
+import javax.xml.transform.TransformerFactory;
+import javax.xml.transform.dom.DOMSource;
+import javax.xml.transform.stream.StreamResult;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * The runtime's working copy of a deployed package, which the container serves.
+ *
+ * It differs from the deployed package in one place: docproc chains that inherit Vespa's
+ * "indexing" chain do not, here, and content clusters do not name their indexing chain. The
+ * "indexing" chain holds Vespa's IndexingProcessor, which is not published to Maven Central; the
+ * runtime sends each write through the chain the deployed package names and then runs the
+ * schemas' indexing statements itself, with Vespa's indexing language (see the feed package).
+ * The deployed package itself, and what a real Vespa gets, is never changed.
+ */
+public final class ServedPackage {
+
+    private ServedPackage() {}
+
+    /** Copies the package in source to target and adapts the copy. Returns target. */
+    public static Path prepare(Path source, Path target) {
+        try {
+            copy(source, target);
+            Path services = target.resolve("services.xml");
+            if (Files.exists(services)) withoutIndexingInheritance(services);
+            return target;
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("Could not prepare " + target, e);
+        }
+    }
+
+    private static void withoutIndexingInheritance(Path services) {
+        try {
+            var factory = DocumentBuilderFactory.newInstance();
+            factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+            Document xml = factory.newDocumentBuilder().parse(services.toFile());
+            NodeList chains = xml.getElementsByTagName("chain");
+            boolean changed = false;
+            for (int i = 0; i < chains.getLength(); i++) {
+                Element chain = (Element) chains.item(i);
+                if ( ! "document-processing".equals(chain.getParentNode().getNodeName())) continue;
+                String inherits = chain.getAttribute("inherits");
+                if (inherits.isEmpty()) continue;
+                String kept = Arrays.stream(inherits.trim().split("\\s+"))
+                                    .filter(name -> ! name.equals("indexing"))
+                                    .collect(Collectors.joining(" "));
+                if (kept.equals(inherits.trim())) continue;
+                if (kept.isEmpty()) chain.removeAttribute("inherits");
+                else chain.setAttribute("inherits", kept);
+                changed = true;
+            }
+            NodeList processing = xml.getElementsByTagName("document-processing");
+            for (int i = processing.getLength() - 1; i >= 0; i--) {
+                Element element = (Element) processing.item(i);
+                if ( ! "documents".equals(element.getParentNode().getNodeName())) continue;
+                element.getParentNode().removeChild(element);
+                changed = true;
+            }
+            if ( ! changed) return;
+            var transformer = TransformerFactory.newInstance().newTransformer();
+            transformer.setOutputProperty(OutputKeys.INDENT, "no");
+            transformer.transform(new DOMSource(xml), new StreamResult(services.toFile()));
+        }
+        catch (Exception e) {
+            throw new IllegalArgumentException("Could not read " + services + ": " + e.getMessage(), e);
+        }
+    }
+
+    static void copy(Path source, Path target) throws IOException {
+        try (Stream<Path> files = Files.walk(source)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Path to = target.resolve(source.relativize(file).toString());
+                if (Files.isDirectory(file)) Files.createDirectories(to);
+                else Files.copy(file, to);
+            }
+        }
+    }
+
+}

@@ -1,0 +1,134 @@
+package ai.dwell.runtime.serve.documentapi;
+
+import com.yahoo.document.Document;
+import com.yahoo.document.DocumentId;
+import com.yahoo.document.DocumentPut;
+import com.yahoo.document.DocumentRemove;
+import com.yahoo.document.DocumentUpdate;
+import com.yahoo.document.fieldset.AllFields;
+import com.yahoo.documentapi.AsyncSession;
+import com.yahoo.documentapi.DocumentIdResponse;
+import com.yahoo.documentapi.DocumentOperationParameters;
+import com.yahoo.documentapi.DocumentResponse;
+import com.yahoo.documentapi.DocumentUpdateResponse;
+import com.yahoo.documentapi.RemoveResponse;
+import com.yahoo.documentapi.Response;
+import com.yahoo.documentapi.ResponseHandler;
+import com.yahoo.documentapi.Result;
+import com.yahoo.documentapi.UpdateResponse;
+
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
+
+import static com.yahoo.documentapi.DocumentOperationParameters.parameters;
+
+/**
+ * Asynchronous document operations: each is accepted at once with a request id, and its response
+ * is delivered to the operation's (or the session's) response handler when the backend completes it.
+ */
+class EngineAsyncSession implements AsyncSession {
+
+    private final DocumentBackend backend;
+    private final ResponseHandler sessionHandler;
+    private final BlockingQueue<Response> queued = new LinkedBlockingQueue<>();
+    private final AtomicLong requestIds = new AtomicLong();
+
+    EngineAsyncSession(DocumentBackend backend, ResponseHandler sessionHandler) {
+        this.backend = backend;
+        this.sessionHandler = sessionHandler;
+    }
+
+    @Override
+    public Result put(Document document) { return put(new DocumentPut(document), parameters()); }
+
+    @Override
+    public Result put(DocumentPut put, DocumentOperationParameters parameters) {
+        return send(backend.put(put), parameters, (id, outcome) -> outcome.isSuccess()
+                ? new DocumentResponse(id, put.getDocument())
+                : new DocumentResponse(id, put.getDocument(), outcome.message(), outcomeOf(outcome)));
+    }
+
+    @Override
+    public Result get(DocumentId id) { return get(id, parameters()); }
+
+    @Override
+    public Result get(DocumentId documentId, DocumentOperationParameters parameters) {
+        long id = requestIds.incrementAndGet();
+        Response response;
+        try {
+            Document document = backend.get(documentId, parameters.fieldSet().orElse(AllFields.NAME)).orElse(null);
+            response = document != null ? new DocumentResponse(id, document)
+                                        : new DocumentResponse(id, null, "Document not found", Response.Outcome.NOT_FOUND);
+        }
+        catch (RuntimeException e) {
+            response = new DocumentResponse(id, null, e.getMessage(), Response.Outcome.ERROR);
+        }
+        deliver(response, parameters);
+        return new Result(id);
+    }
+
+    @Override
+    public Result remove(DocumentId id) { return remove(new DocumentRemove(id), parameters()); }
+
+    @Override
+    public Result remove(DocumentRemove remove, DocumentOperationParameters parameters) {
+        return send(backend.remove(remove), parameters, (id, outcome) -> outcome.isSuccess()
+                ? new RemoveResponse(id, outcome.found())
+                : new DocumentIdResponse(id, remove.getId(), outcome.message(), outcomeOf(outcome)));
+    }
+
+    @Override
+    public Result update(DocumentUpdate update) { return update(update, parameters()); }
+
+    @Override
+    public Result update(DocumentUpdate update, DocumentOperationParameters parameters) {
+        return send(backend.update(update), parameters, (id, outcome) -> outcome.isSuccess()
+                ? new UpdateResponse(id, outcome.found())
+                : new DocumentUpdateResponse(id, update, outcome.message(), outcomeOf(outcome)));
+    }
+
+    private Result send(CompletableFuture<WriteOutcome> operation, DocumentOperationParameters parameters,
+                        BiFunction<Long, WriteOutcome, Response> toResponse) {
+        long id = requestIds.incrementAndGet();
+        operation.whenComplete((outcome, failure) -> deliver(
+                failure == null ? toResponse.apply(id, outcome)
+                                : new Response(id, failure.getMessage(), Response.Outcome.ERROR),
+                parameters));
+        return new Result(id);
+    }
+
+    private void deliver(Response response, DocumentOperationParameters parameters) {
+        ResponseHandler handler = parameters.responseHandler().orElse(sessionHandler);
+        if (handler != null) handler.handleResponse(response);
+        else queued.add(response);
+    }
+
+    static Response.Outcome outcomeOf(WriteOutcome outcome) {
+        return switch (outcome.status()) {
+            case OK -> Response.Outcome.SUCCESS;
+            case NOT_FOUND -> Response.Outcome.NOT_FOUND;
+            case CONDITION_FAILED -> Response.Outcome.CONDITION_FAILED;
+            case INVALID_INPUT, ERROR -> Response.Outcome.ERROR;
+            case OVERLOADED -> Response.Outcome.TIMEOUT;
+        };
+    }
+
+    @Override
+    public double getCurrentWindowSize() { return 1024; }
+
+    @Override
+    public Response getNext() { return queued.poll(); }
+
+    @Override
+    public Response getNext(int timeoutMilliseconds) throws InterruptedException {
+        return queued.poll(timeoutMilliseconds, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void destroy() { }
+
+}
