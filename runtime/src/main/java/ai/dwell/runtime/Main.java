@@ -1,0 +1,56 @@
+package ai.dwell.runtime;
+
+import ai.dwell.runtime.serve.DataDirectory;
+import ai.dwell.runtime.serve.Runtime;
+import ai.dwell.runtime.serve.configserver.ConfigServer;
+import ai.dwell.runtime.serve.container.LocalHosts;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.logging.Logger;
+
+/**
+ * Starts dwell's local runtime: the config server API on 19071, and the last deployed
+ * application, if any, with its data.
+ *
+ * <pre>java ... ai.dwell.runtime.Main --data DIR [--config-port 19071] [APPLICATION_DIR]</pre>
+ *
+ * The JVM must run with -Djdk.net.hosts.file=DIR/hosts (see LocalHosts) and VESPA_HOME=DIR.
+ */
+public class Main {
+
+    private static final Logger log = Logger.getLogger(Main.class.getName());
+
+    public static void main(String[] args) throws Exception {
+        Path dataDir = Path.of("data");
+        int configPort = 19071;
+        Path deploy = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--data" -> dataDir = Path.of(args[++i]);
+                case "--config-port" -> configPort = Integer.parseInt(args[++i]);
+                default -> deploy = Path.of(args[i]);
+            }
+        }
+        DataDirectory data = new DataDirectory(dataDir);
+        LocalHosts hosts = LocalHosts.fromSystemProperty();
+        if (hosts != null) hosts.write(List.of(), List.of());
+
+        Runtime runtime = new Runtime(data, hosts);
+        ConfigServer configServer = new ConfigServer(configPort, runtime);
+        CountDownLatch stopped = new CountDownLatch(1);
+        java.lang.Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            log.info("Stopping");
+            configServer.close();
+            runtime.close();
+            stopped.countDown();
+        }, "shutdown"));
+
+        if (deploy != null) runtime.deploy(deploy);
+        else runtime.recover();
+        log.info("dwell runtime ready: config server on " + configServer.port() + ", data in " + data.root());
+        stopped.await();
+    }
+
+}

@@ -1,0 +1,28 @@
+package ai.dwell.runtime.serve;
+
+import ai.dwell.runtime.serve.container.ContainerHost;
+import ai.dwell.runtime.serve.deploy.PackageServices;
+import com.yahoo.vespa.model.VespaModel;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * One activated deployment: Vespa's model of the package, and the container serving it.
+ *
+ * @param sessionId    the deployment's id, increasing with every deploy
+ * @param deployedDir  the package as deployed
+ * @param model        Vespa's model of it, the source of every config
+ * @param services     what the runtime serves of it
+ * @param container    the running container
+ * @param log          what Vespa logged while building the model
+ */
+public record Generation(long sessionId, Path deployedDir, VespaModel model, PackageServices services,
+                         ContainerHost container, List<String> log) implements AutoCloseable {
+
+    @Override
+    public void close() {
+        container.close();
+    }
+
+}

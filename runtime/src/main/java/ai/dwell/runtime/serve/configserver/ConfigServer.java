@@ -1,0 +1,141 @@
+package ai.dwell.runtime.serve.configserver;
+
+import ai.dwell.runtime.serve.deploy.InvalidApplicationException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executors;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.regex.Pattern;
+
+/**
+ * The part of Vespa's config server API that `vespa deploy`, `vespa deploy --wait` and
+ * `vespa status` use, on port 19071: prepareandactivate with a zipped package, serviceconverge,
+ * and the status and health pages.
+ */
+public class ConfigServer implements AutoCloseable {
+
+    private static final Logger log = Logger.getLogger(ConfigServer.class.getName());
+    private static final ObjectMapper json = new ObjectMapper();
+    private static final String TENANT = "/application/v2/tenant/default";
+    private static final Pattern CONVERGE = Pattern.compile(
+            TENANT + "/application/[^/]+/environment/[^/]+/region/[^/]+/instance/[^/]+/serviceconverge/?");
+    static final long MAX_PACKAGE_BYTES = 512L << 20;
+
+    private final HttpServer server;
+    private final Deployments deployments;
+
+    public ConfigServer(int port, Deployments deployments) throws IOException {
+        this.deployments = deployments;
+        this.server = HttpServer.create(new InetSocketAddress(port), 64);
+        server.createContext("/", this::handle);
+        server.setExecutor(Executors.newFixedThreadPool(4, runnable -> {
+            Thread thread = new Thread(runnable, "config-server");
+            thread.setDaemon(true);
+            return thread;
+        }));
+        server.start();
+        log.info("Config server API listening on port " + port);
+    }
+
+    public int port() { return server.getAddress().getPort(); }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            String path = exchange.getRequestURI().getPath();
+            String method = exchange.getRequestMethod();
+            if (path.equals("/status.html") || path.equals("/state/v1/health")) {
+                respond(exchange, 200, json.createObjectNode().set("status", json.createObjectNode().put("code", "up")));
+            }
+            else if (path.equals(TENANT + "/prepareandactivate") && method.equals("POST")) {
+                deploy(exchange);
+            }
+            else if (CONVERGE.matcher(path).matches() && method.equals("GET")) {
+                converge(exchange);
+            }
+            else if (path.startsWith("/application/v2/")) {
+                respond(exchange, 404, error("NOT_FOUND", "No " + method + " " + path + " in dwell's runtime"));
+            }
+            else {
+                respond(exchange, 404, error("NOT_FOUND", "Not found: " + path));
+            }
+        }
+        catch (RuntimeException e) {
+            log.log(Level.WARNING, "Config server request failed", e);
+            respond(exchange, 500, error("INTERNAL_SERVER_ERROR", String.valueOf(e.getMessage())));
+        }
+    }
+
+    private void deploy(HttpExchange exchange) throws IOException {
+        byte[] zip;
+        try (InputStream in = exchange.getRequestBody()) {
+            zip = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, MAX_PACKAGE_BYTES + 1));
+        }
+        if (zip.length > MAX_PACKAGE_BYTES) {
+            respond(exchange, 413, error("INVALID_APPLICATION_PACKAGE", "The application package is larger than " + MAX_PACKAGE_BYTES + " bytes"));
+            return;
+        }
+        try {
+            Deployments.Active active = deployments.deploy(zip);
+            String host = exchange.getRequestHeaders().getFirst("Host");
+            ObjectNode reply = json.createObjectNode();
+            ArrayNode logArray = reply.putArray("log");
+            active.log().forEach(line -> logArray.addObject().put("level", "INFO").put("message", line));
+            reply.put("tenant", "default");
+            reply.put("session-id", String.valueOf(active.sessionId()));
+            reply.put("url", "http://" + host + TENANT + "/application/default/environment/prod/region/default/instance/default");
+            reply.put("message", "Session " + active.sessionId() + " for tenant 'default' prepared and activated.");
+            ObjectNode actions = reply.putObject("configChangeActions");
+            actions.putArray("restart");
+            actions.putArray("refeed");
+            actions.putArray("reindex");
+            respond(exchange, 200, reply);
+        }
+        catch (InvalidApplicationException e) {
+            respond(exchange, 400, error("INVALID_APPLICATION_PACKAGE", "Invalid application: " + e.getMessage()));
+        }
+    }
+
+    private void converge(HttpExchange exchange) throws IOException {
+        Deployments.Active active = deployments.active();
+        if (active == null) {
+            respond(exchange, 404, error("NOT_FOUND", "No application is deployed"));
+            return;
+        }
+        ObjectNode reply = json.createObjectNode();
+        reply.put("url", "http://" + exchange.getRequestHeaders().getFirst("Host") + exchange.getRequestURI().getPath());
+        reply.put("currentGeneration", active.sessionId());
+        reply.put("wantedGeneration", active.sessionId());
+        reply.put("converged", true);
+        ArrayNode services = reply.putArray("services");
+        for (Deployments.Service service : active.services())
+            services.addObject().put("host", service.host()).put("port", service.port()).put("type", service.type())
+                    .put("clusterName", service.clusterName()).put("currentGeneration", active.sessionId());
+        respond(exchange, 200, reply);
+    }
+
+    private static ObjectNode error(String code, String message) {
+        return json.createObjectNode().put("error-code", code).put("message", message);
+    }
+
+    private static void respond(HttpExchange exchange, int status, ObjectNode body) throws IOException {
+        byte[] bytes = json.writeValueAsString(body).getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(status, bytes.length);
+        exchange.getResponseBody().write(bytes);
+    }
+
+    @Override
+    public void close() {
+        server.stop(1);
+    }
+
+}

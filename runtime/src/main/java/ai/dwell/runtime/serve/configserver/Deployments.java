@@ -1,0 +1,23 @@
+package ai.dwell.runtime.serve.configserver;
+
+import java.util.List;
+
+/** What the config server API needs from the runtime. */
+public interface Deployments {
+
+    /** A deployed and active application. */
+    record Active(long sessionId, List<Service> services, List<String> log) {}
+
+    /** A service of the active application, as serviceconverge lists it. */
+    record Service(String clusterName, String type, String host, int port) {}
+
+    /**
+     * Validates, prepares and activates the package in this zip. Returns the new active
+     * application; throws InvalidApplicationException (nothing changes) when it is invalid.
+     */
+    Active deploy(byte[] zip);
+
+    /** The active application, or null when none is deployed. */
+    Active active();
+
+}

@@ -1,0 +1,68 @@
+package ai.dwell.runtime.serve.deploy;
+
+import ai.vespa.rankingexpression.importer.lightgbm.LightGBMImporter;
+import ai.vespa.rankingexpression.importer.onnx.OnnxImporter;
+import ai.vespa.rankingexpression.importer.vespa.VespaImporter;
+import ai.vespa.rankingexpression.importer.xgboost.XGBoostImporter;
+import com.yahoo.config.model.NullConfigModelRegistry;
+import com.yahoo.config.model.api.ValidationParameters;
+import com.yahoo.config.model.application.provider.FilesApplicationPackage;
+import com.yahoo.config.model.deploy.DeployState;
+import com.yahoo.config.model.deploy.TestProperties;
+import com.yahoo.vespa.model.VespaModel;
+import com.yahoo.vespa.model.application.validation.Validation;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+
+/**
+ * Builds and validates Vespa's config model of a package, as a config server does on deploy.
+ * Every config the runtime serves is taken from this model.
+ */
+public final class ModelBuilder {
+
+    private ModelBuilder() {}
+
+    /** The model and the deploy log (warnings and info Vespa wrote while building it). */
+    public record Built(VespaModel model, List<String> log) {}
+
+    public static Built build(Path applicationDir) {
+        List<String> log = new ArrayList<>();
+        try {
+            DeployState state = new DeployState.Builder()
+                    .applicationPackage(FilesApplicationPackage.fromDir(applicationDir.toFile(), Map.of()))
+                    .modelImporters(List.of(new VespaImporter(), new OnnxImporter(), new XGBoostImporter(), new LightGBMImporter()))
+                    .deployLogger((level, message) -> { if (level.intValue() >= Level.INFO.intValue()) log.add(level + ": " + message); })
+                    .properties(new TestProperties())
+                    .build();
+            VespaModel model = new VespaModel(new NullConfigModelRegistry(), state);
+            new Validation().validate(model,
+                                      new ValidationParameters(ValidationParameters.IgnoreValidationErrors.FALSE,
+                                                               ValidationParameters.FailOnIncompatibleChange.FALSE,
+                                                               ValidationParameters.CheckRouting.TRUE),
+                                      state);
+            return new Built(model, log);
+        }
+        catch (InvalidApplicationException e) {
+            throw e;
+        }
+        catch (Exception e) {
+            throw new InvalidApplicationException(messages(e), e);
+        }
+    }
+
+    /** Vespa's messages, outermost first, as the config server reports them. */
+    static String messages(Throwable e) {
+        StringBuilder b = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() == null || b.indexOf(t.getMessage()) >= 0) continue;
+            if ( ! b.isEmpty()) b.append(": ");
+            b.append(t.getMessage());
+        }
+        return b.isEmpty() ? e.toString() : b.toString();
+    }
+
+}

@@ -1,0 +1,77 @@
+package ai.dwell.runtime.serve.deploy;
+
+import com.yahoo.vespa.model.VespaModel;
+import com.yahoo.vespa.model.container.ApplicationContainerCluster;
+import com.yahoo.vespa.model.content.StorageNode;
+import com.yahoo.vespa.model.content.cluster.ContentCluster;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+import javax.xml.parsers.DocumentBuilderFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What the runtime needs to know about the services of a deployed package: its container
+ * cluster, its content clusters with their nodes, and the docproc chain each document type is
+ * fed through. Read from Vespa's model of the package, and from services.xml for the chain.
+ */
+public record PackageServices(String containerCluster, int containerPort, List<ContentNodeSpec> contentNodes,
+                              Map<String, String> docprocChainOfType, Set<String> serviceHosts) {
+
+    /** One content node: its cluster, distribution key and host. */
+    public record ContentNodeSpec(String cluster, int distributionKey, String host) {}
+
+    public static PackageServices of(VespaModel model, Path deployedDir) {
+        var containers = model.getContainerClusters();
+        if (containers.size() != 1)
+            throw new InvalidApplicationException("dwell's runtime serves exactly one container cluster, this package has " +
+                                                  containers.keySet());
+        ApplicationContainerCluster container = containers.values().iterator().next();
+        int port = container.getContainers().isEmpty() ? 8080 : container.getContainers().get(0).getSearchPort();
+        List<ContentNodeSpec> nodes = new ArrayList<>();
+        for (ContentCluster content : model.getContentClusters().values())
+            for (StorageNode node : content.getRootGroup().recursiveGetNodes())
+                nodes.add(new ContentNodeSpec(content.getName(), node.getDistributionKey(), node.getHostName()));
+        Set<String> hosts = new LinkedHashSet<>();
+        model.getHosts().forEach(host -> hosts.add(host.getHostname()));
+        nodes.forEach(node -> hosts.remove(node.host()));
+        return new PackageServices(container.getName(), port, List.copyOf(nodes), docprocChains(deployedDir.resolve("services.xml")),
+                                   Set.copyOf(hosts));
+    }
+
+    public List<String> contentHosts() {
+        return contentNodes.stream().map(ContentNodeSpec::host).distinct().toList();
+    }
+
+    /** For each document type of a content cluster with a document-processing chain, that chain. */
+    static Map<String, String> docprocChains(Path services) {
+        Map<String, String> chains = new HashMap<>();
+        try {
+            var factory = DocumentBuilderFactory.newInstance();
+            factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+            NodeList documentsElements = factory.newDocumentBuilder().parse(services.toFile()).getElementsByTagName("documents");
+            for (int i = 0; i < documentsElements.getLength(); i++) {
+                Element documents = (Element) documentsElements.item(i);
+                String chain = null;
+                NodeList processing = documents.getElementsByTagName("document-processing");
+                if (processing.getLength() > 0) chain = ((Element) processing.item(0)).getAttribute("chain");
+                if (chain == null || chain.isEmpty()) continue;
+                NodeList types = documents.getElementsByTagName("document");
+                for (int t = 0; t < types.getLength(); t++)
+                    chains.put(((Element) types.item(t)).getAttribute("type"), chain);
+            }
+        }
+        catch (Exception e) {
+            if (Files.exists(services)) throw new InvalidApplicationException("Could not read " + services + ": " + e.getMessage(), e);
+        }
+        return chains;
+    }
+
+}

@@ -1,0 +1,92 @@
+package ai.dwell.runtime.serve.feed;
+
+import ai.dwell.runtime.serve.documentapi.DocumentBackend;
+import ai.dwell.runtime.serve.documentapi.WriteOutcome;
+import com.yahoo.document.Document;
+import com.yahoo.document.DocumentId;
+import com.yahoo.document.DocumentOperation;
+import com.yahoo.document.DocumentPut;
+import com.yahoo.document.DocumentRemove;
+import com.yahoo.document.DocumentUpdate;
+import com.yahoo.document.fieldset.FieldSetRepo;
+import com.yahoo.document.DocumentTypeManager;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The way of a write, as in Vespa: the package's document processing chain in the container,
+ * then the content nodes (here: the durable store and the in-process engine). Reads go to the
+ * store, with the requested field set applied.
+ */
+public class FeedPipeline implements DocumentBackend {
+
+    private final AtomicReference<DocprocRoute> docprocs = new AtomicReference<>();
+    private final DocumentSink sink;
+    private final DocumentTypeManager types;
+
+    public FeedPipeline(DocumentSink sink, DocumentTypeManager types) {
+        this.sink = sink;
+        this.types = types;
+    }
+
+    /** Sets the docproc chains writes go through; until then they go straight to the sink. */
+    public void route(DocprocRoute route) { docprocs.set(route); }
+
+    @Override
+    public CompletableFuture<WriteOutcome> put(DocumentPut put) {
+        return process(put, put.getDocument().getDataType().getName());
+    }
+
+    @Override
+    public CompletableFuture<WriteOutcome> update(DocumentUpdate update) {
+        return process(update, update.getDocumentType().getName());
+    }
+
+    @Override
+    public CompletableFuture<WriteOutcome> remove(DocumentRemove remove) {
+        return sink.remove(remove);
+    }
+
+    @Override
+    public Optional<Document> get(DocumentId id, String fieldSet) {
+        Optional<Document> document = sink.get(id);
+        if (document.isEmpty() || fieldSet == null || fieldSet.equals("[all]")) return document;
+        FieldSetRepo repo = new FieldSetRepo();
+        Document copy = document.get().clone();
+        repo.stripFields(copy, repo.parse(types, fieldSet));
+        return Optional.of(copy);
+    }
+
+    private CompletableFuture<WriteOutcome> process(DocumentOperation operation, String documentType) {
+        DocprocRoute route = docprocs.get();
+        List<DocumentOperation> operations = List.of(operation);
+        if (route != null) {
+            DocprocRoute.Outcome outcome;
+            try {
+                outcome = route.process(operation, documentType);
+            }
+            catch (RuntimeException e) {
+                return CompletableFuture.completedFuture(WriteOutcome.failure(WriteOutcome.Status.ERROR, e.getMessage()));
+            }
+            if (outcome.refused())
+                return CompletableFuture.completedFuture(WriteOutcome.failure(WriteOutcome.Status.INVALID_INPUT, outcome.refusal()));
+            operations = outcome.operations();
+        }
+        List<CompletableFuture<WriteOutcome>> writes = new ArrayList<>();
+        for (DocumentOperation processed : operations) {
+            if (processed instanceof DocumentPut put) writes.add(sink.put(put));
+            else if (processed instanceof DocumentUpdate update) writes.add(sink.update(update));
+            else if (processed instanceof DocumentRemove remove) writes.add(sink.remove(remove));
+        }
+        if (writes.size() == 1) return writes.get(0);
+        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
+                                .thenApply(ignored -> writes.stream().map(CompletableFuture::join)
+                                                            .filter(outcome -> ! outcome.isSuccess())
+                                                            .findFirst().orElse(WriteOutcome.ok(true)));
+    }
+
+}
