@@ -20,6 +20,7 @@ import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -35,6 +36,7 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -105,6 +107,19 @@ class ProtonRpcServerContainerTest {
         assertEquals("foo", term.getWord());
         assertEquals(List.of(FixedBackend.gid(FixedBackend.A), FixedBackend.gid(FixedBackend.B)),
                      backend.lastDocsums.getGlobalIdsList());
+        assertEquals("default", backend.lastDocsums.getSummaryClass());
+    }
+
+    @Test
+    void onlySelectedFieldsAreAskedForAndShown() throws Exception {
+        JsonNode hit = search("yql=" + URLEncoder.encode("select title from music where title contains \"foo\"", UTF_8))
+                .path("root").path("children").get(0);
+
+        assertEquals("default", backend.lastDocsums.getSummaryClass());
+        assertEquals(List.of("title"), backend.lastDocsums.getFieldsList());
+        assertEquals("Foo Fighters", hit.path("fields").path("title").asText());
+        assertFalse(hit.path("fields").has("year"), "fields not asked for are dropped: " + hit);
+        assertTrue(hit.path("id").asText().startsWith("index:music/0/"), "without documentid, the hit id is made from the global id: " + hit);
     }
 
     @Test
