@@ -46,9 +46,11 @@ public interface SearchBackend {
      * Summaries for the requested global ids, in request order: slime_summaries is binary Slime
      * {docsums:[{docsum:{...}}], errors:[...]}.
      *
-     * <p>The request names the {@code summary_class} (empty means {@code default}), optionally the only
-     * {@code fields} wanted, and the {@code global_ids}; when the summary needs the query (dynamic fields,
-     * summary features) it also carries the query tree and rank properties as in a search request.
+     * <p>The request names the {@code summary_class} (the container sends {@code default} unless the query asks for
+     * another), the {@code global_ids}, and, when the query selects fields (YQL {@code select title from ...}), the
+     * only {@code fields} wanted; without {@code documentid} among them the hit's id is made from its global id.
+     * When the summary needs the query (dynamic fields, summary features) the request also carries the query tree
+     * and rank properties, as in a search request.
      * The reply's {@code slime_summaries} must be {@link com.yahoo.slime.BinaryFormat binary Slime} of this shape:
      * <pre>
      * {
@@ -61,7 +63,8 @@ public interface SearchBackend {
      * }
      * </pre>
      * Field names are those of the summary class, and the container converts each value by the field's
-     * summary type; fields it does not know in that class are ignored. Values are:
+     * summary type (as the config model derives it: string fields are {@code longstring}, int {@code integer},
+     * long {@code int64}); fields not in that class, or not asked for, are dropped. Values are:
      * <ul>
      *   <li>{@code string}, {@code longstring} (as {@code documentid}, the full document id string)
      *       and {@code xmlstring}: a Slime string;</li>

@@ -77,6 +77,10 @@ class FixedBackend implements SearchBackend {
             docsum.setString("documentid", music.id().toString());
             docsum.setString("title", music.title());
             docsum.setLong("year", music.year());
+            DocsumSlime.setTensor(docsum, "embedding", EMBEDDING);
+            Cursor summaryFeatures = docsum.setObject("summaryfeatures");
+            summaryFeatures.setDouble("attribute(year)", music.year());
+            DocsumSlime.setTensor(summaryFeatures, "attribute(embedding)", EMBEDDING);
         }
         return SearchProtocol.DocsumReply.newBuilder().setSlimeSummaries(docsums.toByteString()).build();
     }

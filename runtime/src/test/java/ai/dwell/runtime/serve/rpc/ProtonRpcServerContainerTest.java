@@ -134,7 +134,10 @@ class ProtonRpcServerContainerTest {
         backend.searchFailure = new IllegalStateException("index is broken");
         try {
             JsonNode root = search("query=title:foo&timeout=20s").path("root");
-            assertTrue(root.path("errors").toString().contains("index is broken"), root.toString());
+            JsonNode error = root.path("errors").get(0);
+            assertEquals(8, error.path("code").asInt(), root.toString());
+            assertEquals("Error in search reply.", error.path("summary").asText());
+            assertEquals("index is broken", error.path("message").asText());
             assertFalse(root.has("children"), root.toString());
         }
         finally {
@@ -147,7 +150,12 @@ class ProtonRpcServerContainerTest {
         backend.docsumFailure = new IllegalStateException("summary store is broken");
         try {
             JsonNode root = search("query=title:foo&timeout=20s").path("root");
-            assertTrue(root.path("errors").toString().contains("summary store is broken"), root.toString());
+            JsonNode errors = root.path("errors");
+            assertEquals(8, errors.get(0).path("code").asInt(), root.toString());
+            assertEquals("Error in fill reply.", errors.get(0).path("summary").asText());
+            assertEquals("summary store is broken", errors.get(0).path("message").asText());
+            assertEquals("Empty document summaries", errors.get(1).path("summary").asText());
+            assertEquals(2, root.path("children").size(), "hits remain, without summary fields");
         }
         finally {
             backend.docsumFailure = null;
@@ -180,6 +188,9 @@ class ProtonRpcServerContainerTest {
         assertEquals(id, fields.path("documentid").asText());
         assertEquals(title, fields.path("title").asText());
         assertEquals(year, fields.path("year").asInt());
+        assertEquals("[0.5,2.0]", fields.path("embedding").path("values").toString(), fields.toString());
+        assertEquals(year, fields.path("summaryfeatures").path("attribute(year)").asInt(), fields.toString());
+        assertEquals("[0.5,2.0]", fields.path("summaryfeatures").path("attribute(embedding)").path("values").toString());
     }
 
     private static JsonNode search(String query) throws IOException, InterruptedException, URISyntaxException {
