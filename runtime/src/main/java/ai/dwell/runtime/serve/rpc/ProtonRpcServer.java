@@ -7,6 +7,7 @@ import com.yahoo.jrt.Acceptor;
 import com.yahoo.jrt.ErrorCode;
 import com.yahoo.jrt.ListenFailedException;
 import com.yahoo.jrt.Method;
+import com.yahoo.jrt.MethodHandler;
 import com.yahoo.jrt.Request;
 import com.yahoo.jrt.Spec;
 import com.yahoo.jrt.Supervisor;
@@ -159,7 +160,7 @@ public final class ProtonRpcServer implements AutoCloseable {
         supervisor.transport().shutdown().join();
     }
 
-    private static Method method(String name, String description, com.yahoo.jrt.MethodHandler handler) {
+    private static Method method(String name, String description, MethodHandler handler) {
         return new Method(name, BixCodec.TYPES, BixCodec.TYPES, handler)
                 .methodDesc(description)
                 .paramDesc(0, "encoding", "0=raw, 6=lz4, 7=zstd")
