@@ -1,0 +1,189 @@
+package ai.dwell.runtime.serve.rpc;
+
+import ai.dwell.runtime.rank.SearchBackend;
+import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.yahoo.jrt.Acceptor;
+import com.yahoo.jrt.ErrorCode;
+import com.yahoo.jrt.ListenFailedException;
+import com.yahoo.jrt.Method;
+import com.yahoo.jrt.MethodHandler;
+import com.yahoo.jrt.Request;
+import com.yahoo.jrt.Spec;
+import com.yahoo.jrt.Supervisor;
+import com.yahoo.jrt.Transport;
+import com.yahoo.yolean.Exceptions;
+
+import java.io.IOException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Logger;
+
+/**
+ * The server side of proton's search RPC protocol, so that the container's Dispatcher talks to a
+ * {@link SearchBackend} as it would to a content node.
+ *
+ * <p>Listens with jrt on the given host and port and serves {@code vespa.searchprotocol.ping},
+ * {@code vespa.searchprotocol.search} and {@code vespa.searchprotocol.getDocsums}. Each request and reply is
+ * "bix": compression type, uncompressed size and protobuf payload. Requests are detached from the jrt transport
+ * thread and served by worker threads, pings on a thread of their own, so that a slow search does not block
+ * pings. Search replies are sent uncompressed unless they carry grouping, other replies compressed with LZ4
+ * where that pays off, as proton does.
+ *
+ * <p>A search or docsum request which makes the backend throw gets a reply with the exception's message in its
+ * errors; a ping which does, or a request which cannot be decoded, gets an RPC error, as from proton.
+ */
+public final class ProtonRpcServer implements AutoCloseable {
+
+    private static final Logger log = Logger.getLogger(ProtonRpcServer.class.getName());
+
+    private final SearchBackend backend;
+    private final BixCodec codec = new BixCodec();
+    private final ExecutorService searchWorkers;
+    private final ExecutorService pingWorker;
+    private final Supervisor supervisor;
+    private final Acceptor acceptor;
+
+    /** Listens on the given host and port (0 for any free port), with a worker per available processor. */
+    public ProtonRpcServer(SearchBackend backend, String host, int port) {
+        this(backend, host, port, Runtime.getRuntime().availableProcessors());
+    }
+
+    /** Listens on the given host and port (0 for any free port), serving searches and summaries with the given number of threads. */
+    public ProtonRpcServer(SearchBackend backend, String host, int port, int searchThreads) {
+        this.backend = backend;
+        this.searchWorkers = Executors.newFixedThreadPool(searchThreads, daemonThreads("proton-rpc-search"));
+        this.pingWorker = Executors.newSingleThreadExecutor(daemonThreads("proton-rpc-ping"));
+        this.supervisor = new Supervisor(new Transport("proton-rpc"));
+        supervisor.addMethod(method("vespa.searchprotocol.ping", "ping this back-end", this::ping));
+        supervisor.addMethod(method("vespa.searchprotocol.search", "perform a search against this back-end", this::search));
+        supervisor.addMethod(method("vespa.searchprotocol.getDocsums", "fetch document summaries from this back-end", this::getDocsums));
+        try {
+            this.acceptor = supervisor.listen(new Spec(host, port));
+        } catch (ListenFailedException e) {
+            close();
+            throw new IllegalStateException("Could not listen for search RPC on " + host + ":" + port, e);
+        }
+    }
+
+    /** Returns the port this listens on. */
+    public int port() { return acceptor.port(); }
+
+    private void ping(Request request) {
+        serve(request, pingWorker, payload -> {
+            SearchProtocol.MonitorReply reply = backend.ping(SearchProtocol.MonitorRequest.parseFrom(payload));
+            codec.encodeCompressed(reply, request.returnValues());
+        });
+    }
+
+    private void search(Request request) {
+        serve(request, searchWorkers, payload -> {
+            SearchProtocol.SearchReply reply = searchReply(SearchProtocol.SearchRequest.parseFrom(payload));
+            if (reply.getGroupingBlob().isEmpty())
+                codec.encodeUncompressed(reply, request.returnValues());
+            else
+                codec.encodeCompressed(reply, request.returnValues());
+        });
+    }
+
+    private void getDocsums(Request request) {
+        serve(request, searchWorkers, payload -> {
+            SearchProtocol.DocsumReply reply = docsumReply(SearchProtocol.DocsumRequest.parseFrom(payload));
+            codec.encodeCompressed(reply, request.returnValues());
+        });
+    }
+
+    private SearchProtocol.SearchReply searchReply(SearchProtocol.SearchRequest request) {
+        try {
+            return backend.search(request);
+        } catch (RuntimeException e) {
+            log.warning("Search failed: " + Exceptions.toMessageString(e));
+            return SearchReplies.error(Exceptions.toMessageString(e));
+        }
+    }
+
+    /** Returns the backend's reply, where one without summaries gets an empty docsums array, as the container cannot decode nothing. */
+    private SearchProtocol.DocsumReply docsumReply(SearchProtocol.DocsumRequest request) {
+        SearchProtocol.DocsumReply reply;
+        try {
+            reply = backend.getDocsums(request);
+        } catch (RuntimeException e) {
+            log.warning("Getting summaries failed: " + Exceptions.toMessageString(e));
+            reply = SearchProtocol.DocsumReply.newBuilder()
+                                              .addErrors(SearchProtocol.Error.newBuilder().setMessage(Exceptions.toMessageString(e)))
+                                              .build();
+        }
+        if ( ! reply.getSlimeSummaries().isEmpty()) return reply;
+        return reply.toBuilder().setSlimeSummaries(new DocsumSlime().toByteString()).build();
+    }
+
+    /** Detaches the request from the transport thread, and decodes, handles and returns it on the given executor. */
+    private void serve(Request request, ExecutorService executor, Handler handler) {
+        request.detach();
+        try {
+            executor.execute(() -> handle(request, handler));
+        } catch (RejectedExecutionException e) {
+            request.setError(ErrorCode.METHOD_FAILED, "Server not online");
+            request.returnRequest();
+        }
+    }
+
+    private void handle(Request request, Handler handler) {
+        try {
+            handler.handle(codec.decode(request.parameters()));
+        } catch (InvalidProtocolBufferException e) {
+            request.setError(ErrorCode.METHOD_FAILED, "Malformed " + request.methodName() + " request: " + e.getMessage());
+        } catch (Exception e) {
+            log.warning("Failed serving " + request.methodName() + ": " + Exceptions.toMessageString(e));
+            request.setError(ErrorCode.METHOD_FAILED, Exceptions.toMessageString(e));
+        } finally {
+            request.returnRequest();
+        }
+    }
+
+    /** Stops listening, waits briefly for requests in progress, and stops the workers. */
+    @Override
+    public void close() {
+        if (acceptor != null) acceptor.shutdown().join();
+        searchWorkers.shutdown();
+        pingWorker.shutdown();
+        try {
+            searchWorkers.awaitTermination(5, TimeUnit.SECONDS);
+            pingWorker.awaitTermination(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        supervisor.transport().shutdown().join();
+    }
+
+    private static Method method(String name, String description, MethodHandler handler) {
+        return new Method(name, BixCodec.TYPES, BixCodec.TYPES, handler)
+                .methodDesc(description)
+                .paramDesc(0, "encoding", "0=raw, 6=lz4, 7=zstd")
+                .paramDesc(1, "uncompressed_size", "uncompressed size of serialized request")
+                .paramDesc(2, "request", "possibly compressed serialized request")
+                .returnDesc(0, "encoding", "0=raw, 6=lz4, 7=zstd")
+                .returnDesc(1, "uncompressed_size", "uncompressed size of serialized reply")
+                .returnDesc(2, "reply", "possibly compressed serialized reply");
+    }
+
+    private static ThreadFactory daemonThreads(String name) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    /** Handles one decoded request payload and adds the reply to the request's return values. */
+    @FunctionalInterface
+    private interface Handler {
+        void handle(byte[] payload) throws IOException;
+    }
+
+}
