@@ -1,0 +1,91 @@
+package ai.dwell.runtime.serve;
+
+import ai.dwell.runtime.index.ContentClusterConfig;
+import ai.dwell.runtime.rank.ContentNode;
+import ai.dwell.runtime.serve.deploy.PackageServices;
+import ai.dwell.runtime.serve.rpc.ProtonRpcServer;
+import com.yahoo.document.Document;
+import com.yahoo.document.DocumentId;
+import com.yahoo.document.GlobalId;
+import com.yahoo.vespa.config.search.DispatchNodesConfig;
+import com.yahoo.vespa.model.VespaModel;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Logger;
+
+/**
+ * The content nodes of a package, each one a shard of the engine behind proton's RPC protocol,
+ * listening where the package's model says that node is. Documents of global types go to every
+ * node; the others to one node, chosen by their global id, as buckets spread them in Vespa.
+ */
+public class ContentServing implements AutoCloseable {
+
+    private static final Logger log = Logger.getLogger(ContentServing.class.getName());
+
+    private record Node(String cluster, ContentNode engine, ProtonRpcServer server) {}
+
+    private final List<Node> nodes = new ArrayList<>();
+    private final Map<String, ContentClusterConfig> clusters;
+
+    public ContentServing(VespaModel model, PackageServices services, Map<String, ContentClusterConfig> clusters) {
+        this.clusters = clusters;
+        try {
+            for (String cluster : clusters.keySet()) {
+                DispatchNodesConfig dispatch = model.getConfig(DispatchNodesConfig.class,
+                                                               services.containerCluster() + "/component/dispatcher." + cluster);
+                for (DispatchNodesConfig.Node spec : dispatch.node()) {
+                    ContentNode engine = new ContentNode(clusters.get(cluster), spec.key());
+                    nodes.add(new Node(cluster, engine, new ProtonRpcServer(engine, spec.host(), spec.port())));
+                    log.info("Content node " + spec.key() + " of '" + cluster + "' listening on " + spec.host() + ":" + spec.port());
+                }
+            }
+        }
+        catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** Stores a document, processed by its indexing statements, on the node(s) holding it. */
+    public void put(Document document) {
+        for (Node node : nodesOf(document.getId())) node.engine().put(document);
+    }
+
+    public void remove(DocumentId id) {
+        for (Node node : nodesOf(id)) node.engine().remove(id);
+    }
+
+    private List<Node> nodesOf(DocumentId id) {
+        String type = id.getDocType();
+        List<Node> holding = new ArrayList<>();
+        List<Node> candidates = new ArrayList<>();
+        for (Node node : nodes) {
+            ContentClusterConfig cluster = clusters.get(node.cluster());
+            if (cluster.schemas().containsKey(type)) {
+                if (cluster.isGlobal(type)) holding.add(node);
+                else candidates.add(node);
+            }
+        }
+        if ( ! candidates.isEmpty())
+            holding.add(candidates.get(Math.floorMod(bucketOf(id), candidates.size())));
+        return holding;
+    }
+
+    /** A stable spread over nodes: the location bits of the global id, as Vespa's buckets use them. */
+    static long bucketOf(DocumentId id) {
+        GlobalId gid = new GlobalId(id.getGlobalId());
+        return gid.toBucketId().getId() & 0xffffffffL;
+    }
+
+    @Override
+    public void close() {
+        for (Node node : nodes) {
+            node.server().close();
+            node.engine().close();
+        }
+        nodes.clear();
+    }
+
+}

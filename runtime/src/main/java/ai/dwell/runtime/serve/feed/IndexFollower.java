@@ -1,0 +1,43 @@
+package ai.dwell.runtime.serve.feed;
+
+import ai.dwell.runtime.index.IndexingScripts;
+import ai.dwell.runtime.serve.ContentServing;
+import ai.dwell.runtime.storage.ChangeListener;
+import com.yahoo.document.Document;
+import com.yahoo.document.DocumentId;
+
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Keeps the content nodes in step with the document store: each stored document is run through
+ * its schema's indexing statements (tokenization and all) and put on the nodes that hold it.
+ */
+public class IndexFollower implements ChangeListener {
+
+    private static final Logger log = Logger.getLogger(IndexFollower.class.getName());
+
+    private final IndexingScripts indexing;
+    private final ContentServing content;
+
+    public IndexFollower(IndexingScripts indexing, ContentServing content) {
+        this.indexing = indexing;
+        this.content = content;
+    }
+
+    @Override
+    public void onPut(Document document) {
+        try {
+            content.put(indexing.process(document.clone()));
+        }
+        catch (RuntimeException e) {
+            log.log(Level.WARNING, "Could not index " + document.getId() + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void onRemove(DocumentId id) {
+        content.remove(id);
+    }
+
+}

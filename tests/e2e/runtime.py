@@ -1,0 +1,89 @@
+"""Start, stop and talk to dwell's runtime from tests: real processes, real HTTP, the real vespa CLI."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+CONTAINER = "http://localhost:8080"
+CONFIG_SERVER = "http://localhost:19071"
+
+
+@dataclass
+class Runtime:
+    data: Path
+
+    def env(self) -> dict[str, str]:
+        return {**os.environ, "DWELL_DATA": str(self.data)}
+
+    def start(self) -> None:
+        subprocess.run([str(ROOT / "dwell"), "start"], check=True, env=self.env(), cwd=ROOT)
+
+    def stop(self) -> None:
+        subprocess.run([str(ROOT / "dwell"), "stop"], check=True, env=self.env(), cwd=ROOT)
+
+    def kill9(self) -> None:
+        pid = int((self.data / "runtime.pid").read_text())
+        os.kill(pid, signal.SIGKILL)
+        for _ in range(100):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        (self.data / "runtime.pid").unlink(missing_ok=True)
+
+    def log(self) -> str:
+        path = self.data / "logs" / "runtime.log"
+        return path.read_text(errors="replace")[-5000:] if path.exists() else ""
+
+
+def vespa(*args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess:
+    """The vespa CLI (pip install vespacli), against the local target."""
+    binary = shutil.which("vespa") or str(ROOT / ".venv" / "bin" / "vespa")
+    return subprocess.run([binary, *args, "--target", "local"], capture_output=True, text=True,
+                          check=check, timeout=timeout, cwd=ROOT)
+
+
+def http(method: str, url: str, body: Any = None, timeout: float = 30) -> tuple[int, dict]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as e:
+        text = e.read()
+        try:
+            return e.code, json.loads(text)
+        except json.JSONDecodeError:
+            return e.code, {"raw": text.decode(errors="replace")}
+
+
+def wait_for_container(timeout: float = 180) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(CONTAINER + "/status.html", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.5)
+    raise TimeoutError("the container did not come up")
+
+
+def search(**parameters: Any) -> dict:
+    query = urllib.parse.urlencode({k.replace("__", "."): v for k, v in parameters.items()})
+    status, body = http("GET", f"{CONTAINER}/search/?{query}")
+    assert status == 200, body
+    return body
