@@ -12,7 +12,6 @@ import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentTypeManager;
 import com.yahoo.document.DocumentUpdate;
 import com.yahoo.document.GlobalId;
-import com.yahoo.slime.ArrayTraverser;
 import com.yahoo.slime.BinaryFormat;
 import com.yahoo.slime.Cursor;
 import com.yahoo.slime.Slime;
@@ -143,9 +142,12 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
         long total = 0;
         List<RankedHit> all = new ArrayList<>();
         Map<String, RankProgram> programs = new LinkedHashMap<>();
-        for (DocumentIndex index : searched(request.getDocumentType())) {
-            RankProfile profile = assets.get(index.name()).profile(profileName)
-                    .orElseThrow(() -> new UnsupportedFeatureException("No rank profile '" + profileName + "' in schema '" + index.name() + "'"));
+        List<DocumentIndex> searched = searched(request.getDocumentType()).stream()
+                .filter(index -> assets.get(index.name()).profile(profileName).isPresent()).toList();
+        if (searched.isEmpty())
+            throw new UnsupportedFeatureException("No rank profile '" + profileName + "' in " + (request.getDocumentType().isEmpty() ? "any schema" : "schema '" + request.getDocumentType() + "'"));
+        for (DocumentIndex index : searched) {
+            RankProfile profile = assets.get(index.name()).profile(profileName).get();
             MatchResult match = QueryMatcher.match(index, request.getQueryTree());
             total += match.hitCount();
             RankProgram program = new RankProgram(profile, assets.get(index.name()), index, match.terms(), query);

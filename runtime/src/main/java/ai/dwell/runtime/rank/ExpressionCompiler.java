@@ -329,7 +329,8 @@ final class ExpressionCompiler {
             }
         }
         for (int j = 0; j < outSize; j++) b[j] = bt.get(TensorAddress.of(j));
-        TensorType outType = new TensorType.Builder(node.type(new MapContext()).valueType()).indexed(out, outSize).build();
+        TensorType.Value cells = TensorType.Value.largestOf(input.type().valueType(), TensorType.Value.largestOf(weights.type().valueType(), bias.type().valueType()));
+        TensorType outType = new TensorType.Builder(cells).indexed(out, outSize).build();
         return Optional.of(new VectorNode.XwPlusB(outType, input, matrix, b));
     }
 
