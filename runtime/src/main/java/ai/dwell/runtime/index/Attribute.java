@@ -1,0 +1,50 @@
+package ai.dwell.runtime.index;
+
+import com.yahoo.document.datatypes.FieldValue;
+
+import java.util.BitSet;
+
+/**
+ * A column of one field's values, indexed by local document id. Single-value only.
+ * Reads of numbers go straight to primitive arrays; writes happen under the owning index's write lock.
+ */
+public abstract class Attribute {
+
+    private final String name;
+
+    protected Attribute(String name) { this.name = name; }
+
+    public String name() { return name; }
+
+    /** Sets the value for a local id (null clears it to the undefined value). */
+    public abstract void set(int lid, FieldValue value);
+
+    /** Clears the value of a removed document. */
+    public abstract void clear(int lid);
+
+    /** The value as a number for ranking: Vespa's undefined value where none is set (NaN for floating point). */
+    public abstract double number(int lid);
+
+    /** The value as it goes into a summary or a sort: a Long, Double, String, Tensor, or null when unset. */
+    public abstract Object value(int lid);
+
+    /**
+     * Adds the local ids whose value equals the term (as this attribute's match settings compare) to the result.
+     * Returns false if the term cannot be compared with this attribute's values.
+     */
+    public abstract boolean matchTerm(String term, BitSet candidates, BitSet result);
+
+    /** Adds the local ids whose numeric value is in the range to result. */
+    public abstract void matchRange(double low, boolean lowInclusive, double high, boolean highInclusive, BitSet candidates, BitSet result);
+
+    /** Whether this is a numeric attribute (int, long, float, double). */
+    public boolean isNumeric() { return false; }
+
+    /** Grows storage to hold this many local ids. */
+    protected static int grow(int length, int needed) {
+        int size = Math.max(16, length);
+        while (size <= needed) size *= 2;
+        return size;
+    }
+
+}

@@ -1,0 +1,36 @@
+package ai.dwell.runtime.index;
+
+import com.yahoo.document.config.DocumentmanagerConfig;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What a content node of one content cluster needs to know: its schemas' configs, the document types,
+ * the nodes' distribution keys, which document types are global, and the package directory that
+ * file references (constants, models) are relative to.
+ */
+public record ContentClusterConfig(String clusterName,
+                                   Path packageDir,
+                                   DocumentmanagerConfig documentManager,
+                                   List<Integer> distributionKeys,
+                                   Set<String> globalDocumentTypes,
+                                   Map<String, SchemaConfigs> schemas) {
+
+    public ContentClusterConfig {
+        distributionKeys = List.copyOf(distributionKeys);
+        globalDocumentTypes = Set.copyOf(globalDocumentTypes);
+        schemas = Map.copyOf(schemas);
+    }
+
+    public SchemaConfigs schema(String name) {
+        SchemaConfigs schema = schemas.get(name);
+        if (schema == null) throw new IllegalArgumentException("No schema '" + name + "' in content cluster '" + clusterName + "'");
+        return schema;
+    }
+
+    public boolean isGlobal(String documentType) { return globalDocumentTypes.contains(documentType); }
+
+}

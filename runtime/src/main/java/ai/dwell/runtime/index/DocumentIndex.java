@@ -1,0 +1,171 @@
+package ai.dwell.runtime.index;
+
+import com.yahoo.document.Document;
+import com.yahoo.document.DocumentId;
+import com.yahoo.document.DocumentType;
+import com.yahoo.document.GlobalId;
+import com.yahoo.document.ReferenceDataType;
+import com.yahoo.tensor.TensorType;
+import com.yahoo.vespa.config.search.AttributesConfig;
+import com.yahoo.vespa.config.search.ImportedFieldsConfig;
+import com.yahoo.vespa.config.search.IndexschemaConfig;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The documents of one document type on one content node, in memory: each document gets a local id;
+ * attributes are columns over local ids; indexed fields have inverted indexes. Not thread safe:
+ * the owner serializes writes against reads.
+ */
+public final class DocumentIndex {
+
+    private final SchemaConfigs schema;
+    private final DocumentType type;
+    private final Map<GlobalId, Integer> localIds = new HashMap<>();
+    private Document[] documents = new Document[0];
+    private GlobalId[] globalIds = new GlobalId[0];
+    private final BitSet active = new BitSet();
+    private final Deque<Integer> freeLids = new ArrayDeque<>();
+    private int nextLid = 1; // local id 0 is never used, as in proton
+    private final Map<String, Attribute> attributes = new LinkedHashMap<>();
+    private final Map<String, TextIndex> indexes = new LinkedHashMap<>();
+    private final Map<String, List<String>> fieldsets = new HashMap<>();
+    private final List<ReferenceAttribute> referrers = new ArrayList<>();
+
+    public DocumentIndex(SchemaConfigs schema, DocumentType type) {
+        this.schema = schema;
+        this.type = type;
+        for (AttributesConfig.Attribute config : schema.attributes().attribute())
+            if ( ! config.imported()) attributes.put(config.name(), createAttribute(config));
+        for (IndexschemaConfig.Indexfield field : schema.indexSchema().indexfield()) {
+            if (field.datatype() != IndexschemaConfig.Indexfield.Datatype.STRING || field.collectiontype() != IndexschemaConfig.Indexfield.Collectiontype.SINGLE)
+                throw new IllegalArgumentException("Index field '" + field.name() + "' of '" + type.getName() + "': only single-value string index fields are supported");
+            indexes.put(field.name(), new TextIndex(field.name()));
+        }
+        for (IndexschemaConfig.Fieldset fieldset : schema.indexSchema().fieldset())
+            fieldsets.put(fieldset.name(), fieldset.field().stream().map(IndexschemaConfig.Fieldset.Field::name).toList());
+    }
+
+    public String name() { return type.getName(); }
+    public DocumentType type() { return type; }
+    public SchemaConfigs schema() { return schema; }
+
+    /** Connects imported attributes (ImportedFieldsConfig) to the indexes of the referenced global types on this node. */
+    public void importFrom(Map<String, DocumentIndex> indexesOnNode) {
+        for (ImportedFieldsConfig.Attribute imported : schema.importedFields().attribute()) {
+            if ( ! (attributes.get(imported.referencefield()) instanceof ReferenceAttribute reference))
+                throw new IllegalArgumentException("Imported field '" + imported.name() + "': '" + imported.referencefield() + "' is not a reference attribute");
+            DocumentIndex target = indexesOnNode.get(reference.targetType());
+            if (target == null)
+                throw new IllegalArgumentException("Imported field '" + imported.name() + "': no document type '" + reference.targetType() + "' on this node");
+            Attribute targetAttribute = target.attribute(imported.targetfield())
+                    .orElseThrow(() -> new IllegalArgumentException("Imported field '" + imported.name() + "': no attribute '" + imported.targetfield() + "' in '" + target.name() + "'"));
+            attributes.put(imported.name(), new ImportedAttribute(imported.name(), reference, targetAttribute));
+            if ( ! target.referrers.contains(reference)) {
+                target.referrers.add(reference);
+                reference.resolveAgainst(target::localId);
+            }
+        }
+    }
+
+    /** Stores or replaces a document (already processed by the indexing script). Returns its local id. */
+    public int put(Document document) {
+        if ( ! document.getDataType().getName().equals(type.getName()))
+            throw new IllegalArgumentException("Document " + document.getId() + " of type '" + document.getDataType().getName() + "' put into '" + type.getName() + "'");
+        GlobalId gid = globalId(document.getId());
+        Integer existing = localIds.get(gid);
+        int lid = existing != null ? existing : allocate();
+        if (lid >= documents.length) {
+            documents = Arrays.copyOf(documents, Attribute.grow(documents.length, lid));
+            globalIds = Arrays.copyOf(globalIds, documents.length);
+        }
+        documents[lid] = document;
+        globalIds[lid] = gid;
+        for (Attribute attribute : attributes.values())
+            if ( ! (attribute instanceof ImportedAttribute)) attribute.set(lid, document.getFieldValue(attribute.name()));
+        for (TextIndex index : indexes.values()) index.insert(lid, document.getFieldValue(index.field()));
+        localIds.put(gid, lid);
+        active.set(lid);
+        if (existing == null) for (ReferenceAttribute referrer : referrers) referrer.targetChanged(gid, lid);
+        return lid;
+    }
+
+    /** Removes a document; returns whether it was here. */
+    public boolean remove(DocumentId id) {
+        GlobalId gid = globalId(id);
+        Integer lid = localIds.remove(gid);
+        if (lid == null) return false;
+        active.clear(lid);
+        for (Attribute attribute : attributes.values()) attribute.clear(lid);
+        for (TextIndex index : indexes.values()) index.remove(lid);
+        documents[lid] = null;
+        globalIds[lid] = null;
+        freeLids.push(lid);
+        for (ReferenceAttribute referrer : referrers) referrer.targetChanged(gid, -1);
+        return true;
+    }
+
+    /** The local id of a global id, or -1. */
+    public int localId(GlobalId gid) {
+        Integer lid = localIds.get(gid);
+        return lid == null ? -1 : lid;
+    }
+
+    public Document document(int lid) { return lid < documents.length ? documents[lid] : null; }
+    public GlobalId globalId(int lid) { return globalIds[lid]; }
+    public Optional<Document> get(DocumentId id) {
+        int lid = localId(globalId(id));
+        return lid < 0 ? Optional.empty() : Optional.of(documents[lid]);
+    }
+
+    /** The local ids of the documents present (a live view: copy it before writes can happen). */
+    public BitSet active() { return active; }
+    public int documentCount() { return localIds.size(); }
+    /** One past the highest local id in use. */
+    public int lidLimit() { return nextLid; }
+
+    public Optional<Attribute> attribute(String name) { return Optional.ofNullable(attributes.get(name)); }
+    public Optional<TextIndex> index(String name) { return Optional.ofNullable(indexes.get(name)); }
+    public Map<String, Attribute> attributes() { return attributes; }
+
+    /** The fields of a fieldset (the container sends fieldset names such as "default" as the index), or the name itself. */
+    public List<String> resolveFields(String indexName) {
+        return fieldsets.getOrDefault(indexName, List.of(indexName));
+    }
+
+    public static GlobalId globalId(DocumentId id) { return new GlobalId(id.getGlobalId()); }
+
+    private int allocate() { return freeLids.isEmpty() ? nextLid++ : freeLids.pop(); }
+
+    private Attribute createAttribute(AttributesConfig.Attribute config) {
+        if (config.collectiontype() != AttributesConfig.Attribute.Collectiontype.SINGLE)
+            throw new IllegalArgumentException("Attribute '" + config.name() + "' of '" + type.getName() + "': only single-value attributes are supported, not " + config.collectiontype());
+        boolean fastSearch = config.fastsearch();
+        return switch (config.datatype()) {
+            case INT8, INT16, INT32, BOOL -> new NumericAttribute(config.name(), NumericAttribute.Kind.INT32, fastSearch);
+            case INT64 -> new NumericAttribute(config.name(), NumericAttribute.Kind.INT64, fastSearch);
+            case FLOAT -> new NumericAttribute(config.name(), NumericAttribute.Kind.FLOAT, fastSearch);
+            case DOUBLE -> new NumericAttribute(config.name(), NumericAttribute.Kind.DOUBLE, fastSearch);
+            case STRING -> new StringAttribute(config.name(), config.match() == AttributesConfig.Attribute.Match.CASED, fastSearch);
+            case TENSOR -> new TensorAttribute(config.name(), TensorType.fromSpec(config.tensortype()));
+            case REFERENCE -> new ReferenceAttribute(config.name(), referenceTarget(config.name()));
+            default -> throw new IllegalArgumentException("Attribute '" + config.name() + "' of '" + type.getName() + "': data type " + config.datatype() + " is not supported");
+        };
+    }
+
+    private String referenceTarget(String field) {
+        if ( ! (type.getField(field).getDataType() instanceof ReferenceDataType reference))
+            throw new IllegalArgumentException("Field '" + field + "' of '" + type.getName() + "' is not a reference");
+        return reference.getTargetType().getName();
+    }
+
+}

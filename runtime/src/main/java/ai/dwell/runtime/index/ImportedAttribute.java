@@ -1,0 +1,72 @@
+package ai.dwell.runtime.index;
+
+import com.yahoo.document.datatypes.FieldValue;
+
+import java.util.BitSet;
+
+/**
+ * An attribute of a global document type read through a reference attribute (ImportedFieldsConfig):
+ * the value of the referenced document, or the target attribute's undefined value when there is none.
+ */
+public final class ImportedAttribute extends Attribute {
+
+    private final ReferenceAttribute reference;
+    private final Attribute target;
+    private final double undefined;
+
+    public ImportedAttribute(String name, ReferenceAttribute reference, Attribute target) {
+        super(name);
+        this.reference = reference;
+        this.target = target;
+        this.undefined = target instanceof NumericAttribute numeric ? numeric.kind().undefined : Double.NaN;
+    }
+
+    public Attribute target() { return target; }
+
+    @Override
+    public void set(int lid, FieldValue value) {
+        throw new IllegalArgumentException("Imported attribute '" + name() + "' can not be written");
+    }
+
+    @Override
+    public void clear(int lid) { }
+
+    @Override
+    public double number(int lid) {
+        int targetLid = reference.targetLid(lid);
+        return targetLid < 0 ? undefined : target.number(targetLid);
+    }
+
+    @Override
+    public Object value(int lid) {
+        int targetLid = reference.targetLid(lid);
+        return targetLid < 0 ? null : target.value(targetLid);
+    }
+
+    @Override
+    public boolean isNumeric() { return target.isNumeric(); }
+
+    @Override
+    public boolean matchTerm(String term, BitSet candidates, BitSet result) {
+        BitSet targets = new BitSet();
+        if ( ! target.matchTerm(term, null, targets)) return false;
+        collect(targets, candidates, result);
+        return true;
+    }
+
+    @Override
+    public void matchRange(double low, boolean lowInclusive, double high, boolean highInclusive, BitSet candidates, BitSet result) {
+        BitSet targets = new BitSet();
+        target.matchRange(low, lowInclusive, high, highInclusive, null, targets);
+        collect(targets, candidates, result);
+    }
+
+    private void collect(BitSet targets, BitSet candidates, BitSet result) {
+        if (candidates == null) throw new IllegalStateException("Matching imported attribute '" + name() + "' needs the candidate documents");
+        for (int lid = candidates.nextSetBit(0); lid >= 0; lid = candidates.nextSetBit(lid + 1)) {
+            int targetLid = reference.targetLid(lid);
+            if (targetLid >= 0 && targets.get(targetLid)) result.set(lid);
+        }
+    }
+
+}

@@ -1,0 +1,88 @@
+package ai.dwell.runtime.index;
+
+import com.yahoo.document.Document;
+import com.yahoo.document.DocumentType;
+import com.yahoo.document.DocumentTypeManager;
+import com.yahoo.document.DocumentUpdate;
+import com.yahoo.language.Linguistics;
+import com.yahoo.vespa.configdefinition.IlscriptsConfig;
+import com.yahoo.vespa.indexinglanguage.ScriptParserContext;
+import com.yahoo.vespa.indexinglanguage.expressions.Expression;
+import com.yahoo.vespa.indexinglanguage.expressions.InputExpression;
+import com.yahoo.vespa.indexinglanguage.expressions.OutputExpression;
+import com.yahoo.vespa.indexinglanguage.expressions.ScriptExpression;
+import com.yahoo.vespa.indexinglanguage.expressions.StatementExpression;
+import com.yahoo.vespa.indexinglanguage.parser.IndexingInput;
+import com.yahoo.vespa.indexinglanguage.parser.ParseException;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The schemas' {@code indexing:} statements (from IlscriptsConfig, config id
+ * "&lt;container&gt;/docprocchains/chain/indexing/component/com.yahoo.docprocs.indexing.IndexingProcessor"),
+ * run with Vespa's indexing language on puts and updates, as Vespa's IndexingProcessor does.
+ * An update runs only the statements whose input fields it touches, so updating attribute-only
+ * fields does not run text processing again.
+ */
+public final class IndexingScripts {
+
+    private final DocumentTypeManager types;
+    private final Map<String, ScriptExpression> scripts = new HashMap<>();
+
+    public IndexingScripts(IlscriptsConfig config, DocumentTypeManager types, Linguistics linguistics) {
+        this.types = types;
+        ScriptParserContext context = new ScriptParserContext(linguistics, Map.of(), Map.of(), Map.of());
+        context.getAnnotatorConfig().setMaxTermOccurrences(config.maxtermoccurrences());
+        context.getAnnotatorConfig().setMaxTokenizeLength(config.fieldmatchmaxlength());
+        for (IlscriptsConfig.Ilscript ilscript : config.ilscript()) {
+            DocumentType type = types.getDocumentType(ilscript.doctype());
+            if (type == null) throw new IllegalArgumentException("Indexing script for unknown document type '" + ilscript.doctype() + "'");
+            InputExpression.FieldPathOptimizer optimizer = new InputExpression.FieldPathOptimizer(type);
+            List<StatementExpression> statements = new ArrayList<>();
+            for (String content : ilscript.content()) {
+                StatementExpression statement = parse(type, context, content);
+                OutputExpression.OutputFieldNameExtractor outputs = new OutputExpression.OutputFieldNameExtractor();
+                statement.select(outputs, outputs);
+                statement.select(optimizer, optimizer);
+                if ( ! outputs.getOutputFieldNames().isEmpty())
+                    statement.setStatementOutput(type, type.getField(outputs.getOutputFieldNames().get(0)));
+                statements.add(statement);
+            }
+            ScriptExpression script = new ScriptExpression(statements);
+            script.select(optimizer, optimizer);
+            script.resolve(type);
+            scripts.put(ilscript.doctype(), script);
+        }
+    }
+
+    /** Returns the document with its indexing statements applied (a new instance of the schema's full type). */
+    public Document process(Document document) {
+        ScriptExpression script = scripts.get(document.getDataType().getName());
+        if (script == null) return document;
+        return Expression.execute(script, document);
+    }
+
+    /** Returns the update with the indexing statements of the fields it changes applied to its values. */
+    public DocumentUpdate process(DocumentUpdate update) {
+        ScriptExpression script = scripts.get(update.getDocumentType().getName());
+        if (script == null) return update;
+        DocumentUpdate processed = Expression.execute(script, update);
+        return processed == null ? update : processed;
+    }
+
+    public DocumentTypeManager documentTypes() { return types; }
+
+    private static StatementExpression parse(DocumentType type, ScriptParserContext context, String content) {
+        try {
+            context.setInputStream(new IndexingInput(content));
+            return StatementExpression.newInstance(context);
+        }
+        catch (ParseException e) {
+            throw new IllegalArgumentException("Illegal indexing script for " + type + ": " + content, e);
+        }
+    }
+
+}

@@ -1,0 +1,124 @@
+package ai.dwell.runtime.index;
+
+import com.yahoo.document.datatypes.FieldValue;
+import com.yahoo.document.datatypes.NumericFieldValue;
+
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+
+/**
+ * A single-value numeric attribute: int and long values in a long[], float and double in a double[].
+ * With fast-search, a value → local ids posting map answers terms and ranges without a scan.
+ */
+public final class NumericAttribute extends Attribute {
+
+    /** The kinds of numbers Vespa distinguishes, with their undefined values. */
+    public enum Kind {
+        INT32(Integer.MIN_VALUE), INT64(Long.MIN_VALUE), FLOAT(Double.NaN), DOUBLE(Double.NaN);
+        final double undefined;
+        Kind(double undefined) { this.undefined = undefined; }
+        boolean integral() { return this == INT32 || this == INT64; }
+    }
+
+    private final Kind kind;
+    private long[] longs = new long[0];
+    private double[] doubles = new double[0];
+    private final BitSet present = new BitSet();
+    private final NavigableMap<Double, BitSet> postings;
+
+    public NumericAttribute(String name, Kind kind, boolean fastSearch) {
+        super(name);
+        this.kind = kind;
+        this.postings = fastSearch ? new TreeMap<>() : null;
+    }
+
+    public Kind kind() { return kind; }
+
+    @Override public boolean isNumeric() { return true; }
+
+    @Override
+    public void set(int lid, FieldValue value) {
+        clear(lid);
+        if (value == null) return;
+        if ( ! (value instanceof NumericFieldValue number))
+            throw new IllegalArgumentException("Attribute '" + name() + "' takes numbers, got " + value.getDataType().getName());
+        ensure(lid);
+        if (kind.integral()) longs[lid] = number.getNumber().longValue();
+        else doubles[lid] = kind == Kind.FLOAT ? number.getNumber().floatValue() : number.getNumber().doubleValue();
+        present.set(lid);
+        if (postings != null) postings.computeIfAbsent(number(lid), k -> new BitSet()).set(lid);
+    }
+
+    @Override
+    public void clear(int lid) {
+        if ( ! present.get(lid)) return;
+        if (postings != null) {
+            Double key = number(lid);
+            BitSet ids = postings.get(key);
+            if (ids != null) {
+                ids.clear(lid);
+                if (ids.isEmpty()) postings.remove(key);
+            }
+        }
+        present.clear(lid);
+    }
+
+    @Override
+    public double number(int lid) {
+        if ( ! present.get(lid)) return kind.undefined;
+        return kind.integral() ? longs[lid] : doubles[lid];
+    }
+
+    /** The integral value, for int and long attributes. */
+    public long longValue(int lid) {
+        return present.get(lid) ? longs[lid] : (long) kind.undefined;
+    }
+
+    @Override
+    public Object value(int lid) {
+        if ( ! present.get(lid)) return null;
+        return kind.integral() ? (Object) longs[lid] : (Object) doubles[lid];
+    }
+
+    @Override
+    public boolean matchTerm(String term, BitSet candidates, BitSet result) {
+        String t = term.trim();
+        if (t.startsWith("[") || t.startsWith("<") || t.startsWith(">")) {
+            NumericRange range = NumericRange.parse(t);
+            if (range == null) return false;
+            matchRange(range.low(), range.lowInclusive(), range.high(), range.highInclusive(), candidates, result);
+            return true;
+        }
+        double value;
+        try { value = Double.parseDouble(t); }
+        catch (NumberFormatException e) { return false; }
+        matchRange(value, true, value, true, candidates, result);
+        return true;
+    }
+
+    @Override
+    public void matchRange(double low, boolean lowInclusive, double high, boolean highInclusive, BitSet candidates, BitSet result) {
+        if (postings != null) {
+            for (Map.Entry<Double, BitSet> entry : postings.subMap(low, lowInclusive, high, highInclusive).entrySet()) {
+                if (candidates == null) result.or(entry.getValue());
+                else { BitSet ids = (BitSet) entry.getValue().clone(); ids.and(candidates); result.or(ids); }
+            }
+            return;
+        }
+        BitSet scan = candidates != null ? candidates : present;
+        for (int lid = scan.nextSetBit(0); lid >= 0; lid = scan.nextSetBit(lid + 1)) {
+            if ( ! present.get(lid)) continue;
+            double v = number(lid);
+            if ((lowInclusive ? v >= low : v > low) && (highInclusive ? v <= high : v < high)) result.set(lid);
+        }
+    }
+
+    private void ensure(int lid) {
+        if (kind.integral() && lid >= longs.length) longs = Arrays.copyOf(longs, grow(longs.length, lid));
+        if ( ! kind.integral() && lid >= doubles.length) doubles = Arrays.copyOf(doubles, grow(doubles.length, lid));
+    }
+
+}

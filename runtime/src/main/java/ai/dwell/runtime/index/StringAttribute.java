@@ -1,0 +1,93 @@
+package ai.dwell.runtime.index;
+
+import com.yahoo.document.datatypes.FieldValue;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * A single-value string attribute, dictionary encoded: each local id holds an ordinal into the dictionary
+ * (0 is "unset"). Matching is exact, case-insensitive when the attribute's match mode is uncased (Vespa's
+ * default). With fast-search, each distinct (folded) value has a posting bitset.
+ */
+public final class StringAttribute extends Attribute {
+
+    private final boolean cased;
+    private final List<String> dictionary = new ArrayList<>(List.of(""));
+    private final Map<String, Integer> ordinals = new HashMap<>();
+    private int[] ords = new int[0];
+    private final Map<String, BitSet> postings;
+
+    public StringAttribute(String name, boolean cased, boolean fastSearch) {
+        super(name);
+        this.cased = cased;
+        this.postings = fastSearch ? new HashMap<>() : null;
+    }
+
+    @Override
+    public void set(int lid, FieldValue value) {
+        clear(lid);
+        if (value == null) return;
+        String string = value.toString();
+        if (lid >= ords.length) ords = Arrays.copyOf(ords, grow(ords.length, lid));
+        ords[lid] = ordinals.computeIfAbsent(string, s -> { dictionary.add(s); return dictionary.size() - 1; });
+        if (postings != null) postings.computeIfAbsent(fold(string), k -> new BitSet()).set(lid);
+    }
+
+    @Override
+    public void clear(int lid) {
+        if (lid >= ords.length || ords[lid] == 0) return;
+        if (postings != null) {
+            String key = fold(dictionary.get(ords[lid]));
+            BitSet ids = postings.get(key);
+            if (ids != null) {
+                ids.clear(lid);
+                if (ids.isEmpty()) postings.remove(key);
+            }
+        }
+        ords[lid] = 0;
+    }
+
+    @Override
+    public double number(int lid) {
+        // Vespa ranks a string attribute as the hash of its value; we do not support that, so it is NaN.
+        return Double.NaN;
+    }
+
+    @Override
+    public Object value(int lid) {
+        return lid < ords.length && ords[lid] != 0 ? dictionary.get(ords[lid]) : null;
+    }
+
+    @Override
+    public boolean matchTerm(String term, BitSet candidates, BitSet result) {
+        String key = fold(term);
+        if (postings != null) {
+            BitSet ids = postings.get(key);
+            if (ids == null) return true;
+            if (candidates == null) result.or(ids);
+            else { BitSet hits = (BitSet) ids.clone(); hits.and(candidates); result.or(hits); }
+            return true;
+        }
+        int limit = ords.length;
+        for (int lid = candidates == null ? 0 : candidates.nextSetBit(0);
+             lid >= 0 && lid < limit;
+             lid = candidates == null ? lid + 1 : candidates.nextSetBit(lid + 1)) {
+            if (ords[lid] != 0 && fold(dictionary.get(ords[lid])).equals(key)) result.set(lid);
+        }
+        return true;
+    }
+
+    @Override
+    public void matchRange(double low, boolean lowInclusive, double high, boolean highInclusive, BitSet candidates, BitSet result) {
+        throw new IllegalArgumentException("Numeric range on string attribute '" + name() + "' is not supported");
+    }
+
+    private String fold(String value) { return cased ? value : value.toLowerCase(Locale.ROOT); }
+
+}

@@ -1,0 +1,266 @@
+package ai.dwell.runtime.rank;
+
+import ai.dwell.runtime.index.ContentClusterConfig;
+import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.index.SchemaConfigs;
+import ai.dwell.runtime.match.MatchResult;
+import ai.dwell.runtime.match.QueryMatcher;
+import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
+import com.google.protobuf.ByteString;
+import com.yahoo.document.Document;
+import com.yahoo.document.DocumentId;
+import com.yahoo.document.DocumentTypeManager;
+import com.yahoo.document.DocumentUpdate;
+import com.yahoo.document.GlobalId;
+import com.yahoo.slime.BinaryFormat;
+import com.yahoo.slime.Cursor;
+import com.yahoo.slime.Slime;
+import com.yahoo.tensor.serialization.TypedBinaryFormat;
+import com.yahoo.vespa.config.search.SummaryConfig;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * One content node (distribution key) of a content cluster, in memory: the documents routed to it (and
+ * all documents of global types), matched and ranked as proton would, behind the search protocol.
+ * Searches run concurrently with each other; writes are exclusive.
+ *
+ * Build it from a {@link ContentClusterConfig} (see ai.dwell.runtime.index.ContentClusterConfigs#from);
+ * put documents that the indexing script has already processed (ai.dwell.runtime.index.IndexingScripts).
+ */
+public final class ContentNode implements SearchBackend, AutoCloseable {
+
+    private final ContentClusterConfig config;
+    private final int distributionKey;
+    private final Map<String, DocumentIndex> indexes = new LinkedHashMap<>();
+    private final Map<String, RankAssets> assets = new LinkedHashMap<>();
+    private final ReadWriteLock lock = new ReentrantReadWriteLock();
+
+    public ContentNode(ContentClusterConfig config, int distributionKey) {
+        if ( ! config.distributionKeys().contains(distributionKey))
+            throw new IllegalArgumentException("No node with distribution key " + distributionKey + " in " + config.clusterName() + ": " + config.distributionKeys());
+        this.config = config;
+        this.distributionKey = distributionKey;
+        DocumentTypeManager types = new DocumentTypeManager(config.documentManager());
+        for (SchemaConfigs schema : config.schemas().values()) {
+            indexes.put(schema.name(), new DocumentIndex(schema, types.getDocumentType(schema.name())));
+            assets.put(schema.name(), new RankAssets(schema, config.packageDir()));
+        }
+        for (DocumentIndex index : indexes.values()) index.importFrom(indexes);
+    }
+
+    public int distributionKey() { return distributionKey; }
+
+    /** Stores a document (processed by the indexing script), replacing any with the same id. */
+    public void put(Document document) {
+        DocumentIndex index = index(document.getDataType().getName());
+        lock.writeLock().lock();
+        try { index.put(document); }
+        finally { lock.writeLock().unlock(); }
+    }
+
+    /** Removes a document; returns whether this node had it. */
+    public boolean remove(DocumentId id) {
+        DocumentIndex index = index(id.getDocType());
+        lock.writeLock().lock();
+        try { return index.remove(id); }
+        finally { lock.writeLock().unlock(); }
+    }
+
+    /**
+     * Applies an update (processed by the indexing script) to the stored document; returns the updated
+     * document, or empty if there was none and the update does not create it.
+     */
+    public Optional<Document> update(DocumentUpdate update) {
+        DocumentIndex index = index(update.getDocumentType().getName());
+        lock.writeLock().lock();
+        try {
+            Optional<Document> existing = index.get(update.getId());
+            Document document;
+            if (existing.isPresent()) document = existing.get().clone();
+            else if (Boolean.TRUE.equals(update.getCreateIfNonExistent())) document = new Document(update.getDocumentType(), update.getId());
+            else return Optional.empty();
+            update.applyTo(document);
+            index.put(document);
+            return Optional.of(document);
+        }
+        finally { lock.writeLock().unlock(); }
+    }
+
+    /** The stored document with this id, if this node has it. */
+    public Optional<Document> get(DocumentId id) {
+        lock.readLock().lock();
+        try { return index(id.getDocType()).get(id); }
+        finally { lock.readLock().unlock(); }
+    }
+
+    /** The number of documents on this node, all types. */
+    public long activeDocuments() {
+        lock.readLock().lock();
+        try { return indexes.values().stream().mapToLong(DocumentIndex::documentCount).sum(); }
+        finally { lock.readLock().unlock(); }
+    }
+
+    @Override
+    public SearchProtocol.MonitorReply ping(SearchProtocol.MonitorRequest request) {
+        long active = activeDocuments();
+        return SearchProtocol.MonitorReply.newBuilder().setOnline(true).setDistributionKey(distributionKey)
+                                          .setActiveDocs(active).setTargetActiveDocs(active).setIsBlockingWrites(false).build();
+    }
+
+    @Override
+    public SearchProtocol.SearchReply search(SearchProtocol.SearchRequest request) {
+        lock.readLock().lock();
+        try {
+            return doSearch(request);
+        }
+        catch (IllegalArgumentException | IllegalStateException e) {
+            long active = activeDocuments();
+            return SearchProtocol.SearchReply.newBuilder().addErrors(SearchProtocol.Error.newBuilder().setMessage(e.getMessage()))
+                                             .setCoverageDocs(0).setActiveDocs(active).setTargetActiveDocs(active).build();
+        }
+        finally { lock.readLock().unlock(); }
+    }
+
+    private SearchProtocol.SearchReply doSearch(SearchProtocol.SearchRequest request) {
+        if (request.getSortingCount() > 0)
+            throw new UnsupportedFeatureException("Sorting (" + request.getSortingList().stream().map(SearchProtocol.SortField::getField).toList() + ") is not supported by this content engine");
+        if ( ! request.getGroupingBlob().isEmpty()) throw new UnsupportedFeatureException("Grouping is not supported by this content engine");
+        if ( ! request.getQueryTreeBlob().isEmpty() && ! request.hasQueryTree())
+            throw new UnsupportedFeatureException("Only the protobuf query_tree is supported, not query_tree_blob");
+        String profileName = request.getRankProfile().isEmpty() ? "default" : request.getRankProfile();
+        QueryProperties query = QueryProperties.of(request);
+        long total = 0;
+        List<RankedHit> all = new ArrayList<>();
+        Map<String, RankProgram> programs = new LinkedHashMap<>();
+        List<DocumentIndex> searched = searched(request.getDocumentType()).stream()
+                .filter(index -> assets.get(index.name()).profile(profileName).isPresent()).toList();
+        if (searched.isEmpty())
+            throw new UnsupportedFeatureException("No rank profile '" + profileName + "' in " + (request.getDocumentType().isEmpty() ? "any schema" : "schema '" + request.getDocumentType() + "'"));
+        for (DocumentIndex index : searched) {
+            RankProfile profile = assets.get(index.name()).profile(profileName).get();
+            MatchResult match = QueryMatcher.match(index, request.getQueryTree());
+            total += match.hitCount();
+            RankProgram program = new RankProgram(profile, assets.get(index.name()), index, match.terms(), query);
+            programs.put(index.name(), program);
+            int rerank = query.string("vespa.hitcollector.heapsize").map(Integer::parseInt).orElse(profile.rerankCount());
+            all.addAll(Ranker.rank(index.name(), program, match.hits(), rerank));
+        }
+        all.sort(Comparator.comparingDouble(RankedHit::relevance).reversed());
+        long active = activeDocumentsUnlocked();
+        var reply = SearchProtocol.SearchReply.newBuilder().setTotalHitCount(total)
+                                              .setCoverageDocs(active).setActiveDocs(active).setTargetActiveDocs(active);
+        int from = Math.min(request.getOffset(), all.size()), to = (int) Math.min((long) request.getOffset() + request.getHits(), all.size());
+        List<String> featureNames = null;
+        Map<String, List<RankProgram.OutputFeature>> featuresByType = new LinkedHashMap<>();
+        for (RankedHit hit : all.subList(from, to)) {
+            RankProgram program = programs.get(hit.documentType());
+            var protoHit = SearchProtocol.Hit.newBuilder()
+                    .setGlobalId(ByteString.copyFrom(indexes.get(hit.documentType()).globalId(hit.lid()).getRawId()))
+                    .setRelevance(hit.relevance());
+            List<RankProgram.OutputFeature> features = featuresByType.computeIfAbsent(hit.documentType(), t -> program.matchFeatures());
+            if ( ! features.isEmpty()) {
+                if (featureNames == null) {
+                    featureNames = features.stream().map(RankProgram.OutputFeature::name).toList();
+                    reply.addAllMatchFeatureNames(featureNames);
+                }
+                for (RankProgram.OutputFeature feature : features) protoHit.addMatchFeatures(feature(feature.node(), hit.lid()));
+            }
+            reply.addHits(protoHit);
+        }
+        return reply.build();
+    }
+
+    private static SearchProtocol.Feature feature(Node node, int lid) {
+        if (node.type().rank() == 0) return SearchProtocol.Feature.newBuilder().setNumber(node.number(lid)).build();
+        return SearchProtocol.Feature.newBuilder().setTensor(ByteString.copyFrom(TypedBinaryFormat.encode(node.tensor(lid)))).build();
+    }
+
+    @Override
+    public SearchProtocol.DocsumReply getDocsums(SearchProtocol.DocsumRequest request) {
+        lock.readLock().lock();
+        try {
+            Slime slime = new Slime();
+            Cursor root = slime.setObject();
+            Cursor docsums = root.setArray("docsums");
+            Cursor errors = root.setArray("errors");
+            QueryProperties query = QueryProperties.of(request);
+            Set<String> fields = new HashSet<>(request.getFieldsList());
+            Map<String, RankProgram> programs = new LinkedHashMap<>();
+            for (ByteString rawGid : request.getGlobalIdsList()) {
+                Cursor entry = docsums.addObject();
+                GlobalId gid = new GlobalId(rawGid.toByteArray());
+                for (DocumentIndex index : searched(request.getDocumentType())) {
+                    int lid = index.localId(gid);
+                    if (lid < 0) continue;
+                    try {
+                        SummaryConfig.Classes summaryClass = summaryClass(index, request.getSummaryClass());
+                        DocsumWriter.FeatureSource features = featureSource(programs, index, request, query);
+                        DocsumWriter.write(entry.setObject("docsum"), index, lid, summaryClass, fields, features);
+                    }
+                    catch (IllegalArgumentException e) {
+                        errors.addObject().setString("message", e.getMessage());
+                    }
+                    break;
+                }
+            }
+            return SearchProtocol.DocsumReply.newBuilder().setSlimeSummaries(ByteString.copyFrom(BinaryFormat.encode(slime))).build();
+        }
+        finally { lock.readLock().unlock(); }
+    }
+
+    private DocsumWriter.FeatureSource featureSource(Map<String, RankProgram> programs, DocumentIndex index,
+                                                     SearchProtocol.DocsumRequest request, QueryProperties query) {
+        String profileName = request.getRankProfile().isEmpty() ? "default" : request.getRankProfile();
+        Optional<RankProfile> profile = assets.get(index.name()).profile(profileName);
+        if (profile.isEmpty()) return null;
+        return new DocsumWriter.FeatureSource() {
+            private RankProgram program() {
+                return programs.computeIfAbsent(index.name(), name -> {
+                    MatchResult match = QueryMatcher.match(index, request.getQueryTree());
+                    return new RankProgram(profile.get(), assets.get(name), index, match.terms(), query);
+                });
+            }
+            @Override public List<RankProgram.OutputFeature> summaryFeatures() { return program().summaryFeatures(); }
+            @Override public List<RankProgram.OutputFeature> matchFeatures() { return program().matchFeatures(); }
+        };
+    }
+
+    private static SummaryConfig.Classes summaryClass(DocumentIndex index, String name) {
+        SummaryConfig summary = index.schema().summary();
+        for (SummaryConfig.Classes c : summary.classes())
+            if (name.isEmpty() ? c.id() == summary.defaultsummaryid() : c.name().equals(name)) return c;
+        throw new IllegalArgumentException("No summary class '" + name + "' in schema '" + index.name() + "'");
+    }
+
+    private List<DocumentIndex> searched(String documentType) {
+        if (documentType.isEmpty()) return List.copyOf(indexes.values());
+        return List.of(index(documentType));
+    }
+
+    private DocumentIndex index(String documentType) {
+        DocumentIndex index = indexes.get(documentType);
+        if (index == null) throw new IllegalArgumentException("No document type '" + documentType + "' in content cluster '" + config.clusterName() + "'");
+        return index;
+    }
+
+    private long activeDocumentsUnlocked() {
+        return indexes.values().stream().mapToLong(DocumentIndex::documentCount).sum();
+    }
+
+    /** The rank assets of a schema, e.g. for verification. */
+    public RankAssets assets(String schema) { return assets.get(schema); }
+
+    @Override
+    public void close() { assets.values().forEach(RankAssets::close); }
+
+}

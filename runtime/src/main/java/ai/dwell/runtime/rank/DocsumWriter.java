@@ -1,0 +1,85 @@
+package ai.dwell.runtime.rank;
+
+import ai.dwell.runtime.index.Attribute;
+import ai.dwell.runtime.index.DocumentIndex;
+import com.yahoo.document.Document;
+import com.yahoo.document.GlobalId;
+import com.yahoo.document.datatypes.FieldValue;
+import com.yahoo.document.datatypes.NumericFieldValue;
+import com.yahoo.document.datatypes.StringFieldValue;
+import com.yahoo.document.datatypes.TensorFieldValue;
+import com.yahoo.document.datatypes.BoolFieldValue;
+import com.yahoo.document.datatypes.DoubleFieldValue;
+import com.yahoo.document.datatypes.FloatFieldValue;
+import com.yahoo.slime.Cursor;
+import com.yahoo.tensor.Tensor;
+import com.yahoo.tensor.serialization.TypedBinaryFormat;
+import com.yahoo.vespa.config.search.SummaryConfig;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Writes one document's summary into Slime as container-search decodes it: numbers as longs or doubles,
+ * strings as strings, tensors in Vespa's binary format (as data), documentid as the id string, and
+ * summaryfeatures / matchfeatures as objects of feature values.
+ */
+final class DocsumWriter {
+
+    private DocsumWriter() {}
+
+    /** A way to compute rank features for the document when the summary asks for them. */
+    interface FeatureSource {
+        List<RankProgram.OutputFeature> summaryFeatures();
+        List<RankProgram.OutputFeature> matchFeatures();
+    }
+
+    static void write(Cursor docsum, DocumentIndex index, int lid, SummaryConfig.Classes summaryClass, Set<String> wanted, FeatureSource features) {
+        Document document = index.document(lid);
+        for (SummaryConfig.Classes.Fields field : summaryClass.fields()) {
+            if ( ! wanted.isEmpty() && ! wanted.contains(field.name())) continue;
+            switch (field.command()) {
+                case "documentid" -> docsum.setString(field.name(), document.getId().toString());
+                case "summaryfeatures" -> { if (features != null) writeFeatures(docsum.setObject(field.name()), features.summaryFeatures(), lid); }
+                case "matchfeatures" -> { if (features != null) writeFeatures(docsum.setObject(field.name()), features.matchFeatures(), lid); }
+                case "rankfeatures" -> { }
+                case "attribute", "attributecombiner", "" , "copy" -> {
+                    String source = field.source().isEmpty() ? field.name() : field.source();
+                    var attribute = index.attribute(source);
+                    if (attribute.isPresent() && field.command().startsWith("attribute")) writeAttribute(docsum, field.name(), attribute.get(), lid);
+                    else writeField(docsum, field.name(), document.getFieldValue(source));
+                }
+                default -> throw new UnsupportedFeatureException("Summary field '" + field.name() + "' uses command '" + field.command() + "', which is not supported");
+            }
+        }
+    }
+
+    static void writeFeatures(Cursor object, List<RankProgram.OutputFeature> features, int lid) {
+        for (RankProgram.OutputFeature feature : features) {
+            Node node = feature.node();
+            if (node.type().rank() == 0) object.setDouble(feature.name(), node.number(lid));
+            else object.setData(feature.name(), TypedBinaryFormat.encode(node.tensor(lid)));
+        }
+    }
+
+    private static void writeAttribute(Cursor docsum, String name, Attribute attribute, int lid) {
+        Object value = attribute.value(lid);
+        if (value == null) return;
+        if (value instanceof Long l) docsum.setLong(name, l);
+        else if (value instanceof Double d) docsum.setDouble(name, d);
+        else if (value instanceof String s) docsum.setString(name, s);
+        else if (value instanceof Tensor t) docsum.setData(name, TypedBinaryFormat.encode(t));
+        else if (value instanceof GlobalId) { } // references are not summarized from the attribute
+    }
+
+    private static void writeField(Cursor docsum, String name, FieldValue value) {
+        if (value == null) return;
+        if (value instanceof StringFieldValue s) docsum.setString(name, s.getString());
+        else if (value instanceof DoubleFieldValue || value instanceof FloatFieldValue) docsum.setDouble(name, ((NumericFieldValue) value).getNumber().doubleValue());
+        else if (value instanceof NumericFieldValue n) docsum.setLong(name, n.getNumber().longValue());
+        else if (value instanceof BoolFieldValue b) docsum.setBool(name, b.getBoolean());
+        else if (value instanceof TensorFieldValue t) t.getTensor().ifPresent(tensor -> docsum.setData(name, TypedBinaryFormat.encode(tensor)));
+        else docsum.setString(name, value.toString());
+    }
+
+}

@@ -1,0 +1,403 @@
+package ai.dwell.runtime.rank;
+
+import ai.dwell.runtime.index.Attribute;
+import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.index.StringAttribute;
+import ai.dwell.runtime.index.TensorAttribute;
+import ai.dwell.runtime.index.TextIndex;
+import ai.dwell.runtime.match.QueryTerm;
+import com.yahoo.searchlib.rankingexpression.evaluation.DoubleValue;
+import com.yahoo.searchlib.rankingexpression.evaluation.MapContext;
+import com.yahoo.searchlib.rankingexpression.evaluation.TensorValue;
+import com.yahoo.searchlib.rankingexpression.rule.EmbracedNode;
+import com.yahoo.searchlib.rankingexpression.rule.ExpressionNode;
+import com.yahoo.searchlib.rankingexpression.rule.FunctionNode;
+import com.yahoo.searchlib.rankingexpression.rule.IfNode;
+import com.yahoo.searchlib.rankingexpression.rule.NegativeNode;
+import com.yahoo.searchlib.rankingexpression.rule.NotNode;
+import com.yahoo.searchlib.rankingexpression.rule.OperationNode;
+import com.yahoo.searchlib.rankingexpression.rule.Operator;
+import com.yahoo.searchlib.rankingexpression.rule.ReferenceNode;
+import com.yahoo.searchlib.rankingexpression.rule.TensorFunctionNode;
+import com.yahoo.tensor.Tensor;
+import com.yahoo.tensor.TensorAddress;
+import com.yahoo.tensor.TensorType;
+import com.yahoo.tensor.functions.DynamicTensor;
+import com.yahoo.tensor.functions.Join;
+import com.yahoo.tensor.functions.Reduce;
+import com.yahoo.tensor.functions.TensorFunction;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.DoubleBinaryOperator;
+
+/**
+ * Compiles the expressions of a rank profile for one query into {@link Node}s: everything that depends only
+ * on the query (query(), constant(), now, and ifs and arithmetic on them) is folded to constants once;
+ * numbers become unboxed operator trees reading attribute columns; the dense layers of a network
+ * (tensor(x[n]):[...], xw_plus_b as join/reduce/join, elementwise functions, sum) become float loops.
+ * Other tensor expressions are evaluated by searchlib's evaluator ({@link GenericNode}).
+ * A feature this engine does not know throws {@link UnsupportedFeatureException} naming it.
+ */
+final class ExpressionCompiler {
+
+    private final RankProfile profile;
+    private final RankAssets assets;
+    private final DocumentIndex index;
+    private final List<QueryTerm> terms;
+    private final QueryProperties query;
+    private final Map<String, Node> features = new HashMap<>();
+    private final Set<String> compiling = new HashSet<>();
+    private final Map<String, OnnxNode.Run> onnxRuns = new HashMap<>();
+    private final ScalarNode.Slot firstPhase = new ScalarNode.Slot();
+
+    ExpressionCompiler(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms, QueryProperties query) {
+        this.profile = profile;
+        this.assets = assets;
+        this.index = index;
+        this.terms = terms;
+        this.query = query;
+    }
+
+    /** The slot the ranker fills with each document's first-phase score before second-phase evaluation. */
+    ScalarNode.Slot firstPhaseSlot() { return firstPhase; }
+
+    /** The compiled node of a feature, by its full name, e.g. "attribute(upvotes)" or "rankingExpression(nn_input)". */
+    Node feature(String name) {
+        Node node = features.get(name);
+        if (node != null) return node;
+        if ( ! compiling.add(name)) throw new UnsupportedFeatureException("Rank profile '" + profile.name() + "': feature '" + name + "' references itself");
+        try {
+            node = resolve(FeatureName.parse(name));
+        }
+        finally {
+            compiling.remove(name);
+        }
+        features.put(name, node);
+        return node;
+    }
+
+    Node compile(ExpressionNode expression) {
+        if (expression instanceof com.yahoo.searchlib.rankingexpression.rule.ConstantNode constant) return ConstantNode.of(constant.getValue());
+        if (expression instanceof EmbracedNode embraced) return compile(embraced.getValue());
+        if (expression instanceof ReferenceNode reference) return feature(reference.reference().isIdentifier() ? reference.getName() : reference.toString());
+        if (expression instanceof IfNode ifNode) return compileIf(ifNode);
+        if (expression instanceof OperationNode operation) return compileOperation(operation);
+        if (expression instanceof FunctionNode function) return compileFunction(function);
+        if (expression instanceof NegativeNode negative) {
+            Node value = compile(negative.getValue());
+            if (value.isConstant()) return fold(expression);
+            if (value.type().rank() == 0) return new ScalarNode.Unary(value, x -> -x);
+            return generic(expression);
+        }
+        if (expression instanceof NotNode not) {
+            Node value = compile(not.getValue());
+            if (value.isConstant()) return fold(expression);
+            if (value.type().rank() == 0) return new ScalarNode.Unary(value, x -> x == 0 ? 1 : 0);
+            return generic(expression);
+        }
+        if (expression instanceof TensorFunctionNode tensorFunction) return compileTensorFunction(tensorFunction);
+        return foldOrGeneric(expression);
+    }
+
+    private Node resolve(FeatureName feature) {
+        String name = feature.name();
+        if (name.equals("rankingExpression")) return function(feature.argument(), feature);
+        if (feature.arguments().isEmpty() && feature.output() == null && profile.functions().containsKey(name)) return function(name, feature);
+        return switch (name) {
+            case "attribute" -> attribute(feature.argument());
+            case "query" -> ConstantNode.of(QueryValues.of(feature.argument(), profile, query));
+            case "constant" -> ConstantNode.of(new TensorValue(assets.constant(feature.argument())
+                    .orElseThrow(() -> unsupported("constant(" + feature.argument() + ") is not defined"))));
+            case "now" -> new ScalarNode.Constant(QueryValues.now(profile, query));
+            case "age" -> age(feature.argument());
+            case "freshness" -> freshness(feature);
+            case "bm25" -> new TextFeatures.Bm25(textIndex(feature.argument()), terms,
+                                                  doubleProperty("bm25(" + feature.argument() + ").k1", 1.2),
+                                                  doubleProperty("bm25(" + feature.argument() + ").b", 0.75));
+            case "nativeRank" -> nativeRank(feature);
+            case "firstPhase" -> firstPhase;
+            case "onnx", "onnxModel" -> onnx(feature);
+            default -> throw unsupported("feature '" + feature + "' is not supported by this content engine");
+        };
+    }
+
+    private Node function(String name, FeatureName feature) {
+        ExpressionNode body = profile.functions().get(name);
+        if (body == null) throw unsupported("function '" + name + "' (" + feature + ") is not defined");
+        Node node = compile(body);
+        return node.type().rank() == 0 && ! node.isConstant() ? new ScalarNode.Cached(node) : node;
+    }
+
+    private Node attribute(String name) {
+        Attribute attribute = index.attribute(name).orElseThrow(() -> unsupported("attribute(" + name + "): no such attribute in '" + index.name() + "'"));
+        if (attribute instanceof TensorAttribute tensor) return new TensorAttributeNode(tensor);
+        if (attribute instanceof StringAttribute) throw unsupported("attribute(" + name + ") of a string attribute is not supported in ranking");
+        if ( ! attribute.isNumeric()) throw unsupported("attribute(" + name + ") is not a number or tensor attribute");
+        return new AttributeNode(attribute);
+    }
+
+    private Node age(String field) {
+        Node time = attribute(field);
+        double now = QueryValues.now(profile, query);
+        return new ScalarNode.Unary(time, docTime -> Math.max(0, now - (long) docTime));
+    }
+
+    private Node freshness(FeatureName feature) {
+        String field = feature.argument();
+        if (profile.property("freshness(" + field + ").logScale").map(Boolean::parseBoolean).orElse(false))
+            throw unsupported("freshness(" + field + ") with logScale is not supported");
+        double maxAge = Math.max(1, doubleProperty("freshness(" + field + ").maxAge", 3 * 30 * 24 * 60 * 60));
+        return new ScalarNode.Unary(age(field), age -> Math.max(1 - age / maxAge, 0));
+    }
+
+    private Node nativeRank(FeatureName feature) {
+        List<String> fields = feature.arguments().isEmpty() ? List.copyOf(new java.util.LinkedHashSet<>(terms.stream().map(QueryTerm::field).toList()))
+                                                             : feature.arguments();
+        List<TextIndex> indexes = new ArrayList<>();
+        for (String field : fields) index.index(field).ifPresent(indexes::add);
+        return new TextFeatures.NativeRankApproximation(indexes, terms);
+    }
+
+    private Node onnx(FeatureName feature) {
+        String modelName = feature.argument();
+        OnnxModel model = assets.model(modelName).orElseThrow(() -> unsupported("onnx(" + modelName + "): no such model"));
+        OnnxNode.Run run = onnxRuns.computeIfAbsent(modelName, k -> {
+            Map<String, Node> inputs = new LinkedHashMap<>();
+            model.inputSources().forEach((input, source) -> inputs.put(input, feature(source)));
+            return new OnnxNode.Run(model, inputs);
+        });
+        String output = model.modelOutput(feature.output());
+        TensorType type = model.evaluator().getOutputInfo().get(output);
+        return new OnnxNode(run, output, type);
+    }
+
+    private TextIndex textIndex(String field) {
+        return index.index(field).orElseThrow(() -> unsupported("'" + field + "' is not an indexed field of '" + index.name() + "'"));
+    }
+
+    private double doubleProperty(String name, double defaultValue) {
+        return query.string(name).or(() -> profile.property(name)).map(Double::parseDouble).orElse(defaultValue);
+    }
+
+    private Node compileIf(IfNode ifNode) {
+        Node condition = compile(ifNode.getCondition());
+        if (condition.isConstant()) return compile(condition.number(0) != 0 ? ifNode.getTrueExpression() : ifNode.getFalseExpression());
+        Node whenTrue = compile(ifNode.getTrueExpression()), whenFalse = compile(ifNode.getFalseExpression());
+        if (condition.type().rank() == 0 && whenTrue.type().rank() == 0 && whenFalse.type().rank() == 0)
+            return new ScalarNode.If(condition, whenTrue, whenFalse);
+        return generic(ifNode);
+    }
+
+    private Node compileOperation(OperationNode operation) {
+        List<Node> children = operation.children().stream().map(this::compile).toList();
+        if (children.stream().allMatch(Node::isConstant)) return fold(operation);
+        if (children.stream().anyMatch(child -> child.type().rank() > 0)) return generic(operation);
+        // Apply in precedence order, as OperationNode does
+        Deque<Node> values = new ArrayDeque<>();
+        Deque<Operator> operators = new ArrayDeque<>();
+        values.push(children.get(0));
+        for (int i = 0; i < operation.operators().size(); i++) {
+            Operator op = operation.operators().get(i);
+            while ( ! operators.isEmpty() && ! op.hasPrecedenceOver(operators.peek())) reduce(values, operators);
+            operators.push(op);
+            values.push(children.get(i + 1));
+        }
+        while ( ! operators.isEmpty()) reduce(values, operators);
+        return values.pop();
+    }
+
+    private static void reduce(Deque<Node> values, Deque<Operator> operators) {
+        Node right = values.pop(), left = values.pop();
+        values.push(new ScalarNode.Binary(left, right, scalarOperator(operators.pop())));
+    }
+
+    private static DoubleBinaryOperator scalarOperator(Operator operator) {
+        return switch (operator) {
+            case or -> (a, b) -> (a != 0 || b != 0) ? 1 : 0;
+            case and -> (a, b) -> (a != 0 && b != 0) ? 1 : 0;
+            case largerOrEqual -> (a, b) -> a >= b ? 1 : 0;
+            case larger -> (a, b) -> a > b ? 1 : 0;
+            case smallerOrEqual -> (a, b) -> a <= b ? 1 : 0;
+            case smaller -> (a, b) -> a < b ? 1 : 0;
+            case notEqual -> (a, b) -> a != b ? 1 : 0;
+            case equal -> (a, b) -> a == b ? 1 : 0;
+            case plus -> Double::sum;
+            case minus -> (a, b) -> a - b;
+            case multiply -> (a, b) -> a * b;
+            case divide -> (a, b) -> a / b;
+            case modulo -> (a, b) -> a % b;
+            case power -> Math::pow;
+            default -> (a, b) -> operator.evaluate(new DoubleValue(a), new DoubleValue(b)).asDouble();
+        };
+    }
+
+    private Node compileFunction(FunctionNode function) {
+        List<Node> arguments = function.children().stream().map(this::compile).toList();
+        if (arguments.stream().allMatch(Node::isConstant)) return fold(function);
+        var f = function.getFunction();
+        if (arguments.stream().allMatch(a -> a.type().rank() == 0)) {
+            if (arguments.size() == 1) return new ScalarNode.Unary(arguments.get(0), x -> f.evaluate(x, 0));
+            if (arguments.size() == 2) return new ScalarNode.Binary(arguments.get(0), arguments.get(1), f::evaluate);
+        }
+        if (arguments.size() == 1 && arguments.get(0) instanceof VectorNode vector) return new VectorNode.Map(vector, x -> f.evaluate(x, 0));
+        return generic(function);
+    }
+
+    private Node compileTensorFunction(TensorFunctionNode node) {
+        TensorFunction<?> function = node.function();
+        if (function instanceof DynamicTensor<?> dynamic) return compileDynamicTensor(node, dynamic);
+        List<Node> children = node.children().stream().map(this::compile).toList();
+        if (children.stream().allMatch(Node::isConstant)) return fold(node);
+        if (function instanceof Join<?> join) {
+            Optional<Node> dense = xwPlusB(node, join, children);
+            if (dense.isPresent()) return dense.get();
+        }
+        if (function instanceof Reduce<?> && children.get(0) instanceof VectorNode vector && isFullSum(node))
+            return new VectorNode.Sum(vector);
+        return generic(node);
+    }
+
+    /** tensor(x[n]):{...} of numbers over one bound dimension becomes a vector of compiled cells. */
+    private Node compileDynamicTensor(TensorFunctionNode node, DynamicTensor<?> dynamic) {
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        List<TensorFunction<?>> cells = (List) dynamic.cellGeneratorFunctions();
+        List<Node> compiled = new ArrayList<>();
+        for (TensorFunction<?> cell : cells) {
+            if ( ! (cell instanceof TensorFunctionNode.ExpressionTensorFunction expression)) return foldOrGeneric(node);
+            compiled.add(compile(expression.wrappedExpression()));
+        }
+        if (compiled.stream().allMatch(Node::isConstant)) return fold(node);
+        TensorType type = dynamic.type(null);
+        if (type.rank() != 1 || type.dimensions().get(0).size().isEmpty() || compiled.stream().anyMatch(c -> c.type().rank() > 0))
+            return generic(node);
+        // Find where each cell goes: evaluate the same tensor with cell i replaced by the number i
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        DynamicTensor<com.yahoo.searchlib.rankingexpression.Reference> typed = (DynamicTensor) dynamic;
+        int[] counter = {0};
+        var positions = typed.withTransformedFunctions(f -> TensorFunctionNode.wrapScalar(
+                new com.yahoo.searchlib.rankingexpression.rule.ConstantNode(new DoubleValue(counter[0]++))));
+        Tensor placed = positions.evaluate(new MapContext());
+        int size = type.dimensions().get(0).size().get().intValue();
+        Node[] ordered = new Node[size];
+        for (int i = 0; i < size; i++) {
+            int cell = (int) placed.get(TensorAddress.of(i));
+            ordered[i] = cell < compiled.size() ? compiled.get(cell) : new ScalarNode.Constant(0);
+        }
+        for (int i = 0; i < size; i++) if (ordered[i] == null) ordered[i] = new ScalarNode.Constant(0);
+        return new VectorNode.FromScalars(type, ordered);
+    }
+
+    /** join(reduce(join(x, w, f(a,b)(a * b)), sum, d), b, f(a,b)(a + b)) with vector x and constant w, b. */
+    private Optional<Node> xwPlusB(TensorFunctionNode node, Join<?> join, List<Node> children) {
+        if ( ! isPlus(join) || ! (children.get(1) instanceof ConstantNode bias)) return Optional.empty();
+        ExpressionNode reduceExpression = node.children().get(0);
+        if ( ! (reduceExpression instanceof TensorFunctionNode reduceNode) || ! (reduceNode.function() instanceof Reduce<?>)) return Optional.empty();
+        List<String> reduced = reducedDimensions(reduceNode);
+        if (reduced == null || reduced.size() != 1 || ! reducedAggregatorIsSum(reduceNode)) return Optional.empty();
+        ExpressionNode productExpression = reduceNode.children().get(0);
+        if ( ! (productExpression instanceof TensorFunctionNode productNode) || ! (productNode.function() instanceof Join<?> product) || ! isMultiply(product))
+            return Optional.empty();
+        Node x = compile(productNode.children().get(0)), w = compile(productNode.children().get(1));
+        if (w instanceof VectorNode && x instanceof ConstantNode) { Node t = x; x = w; w = t; }
+        if ( ! (x instanceof VectorNode input) || ! (w instanceof ConstantNode weights)) return Optional.empty();
+        String in = input.dimension();
+        if ( ! reduced.get(0).equals(in) || weights.type().rank() != 2 || bias.type().rank() != 1) return Optional.empty();
+        String out = bias.type().dimensions().get(0).name();
+        if (weights.type().dimension(in).isEmpty() || weights.type().dimension(out).isEmpty()) return Optional.empty();
+        int inSize = input.size();
+        Optional<Long> outBound = bias.type().dimensions().get(0).size();
+        if (outBound.isEmpty()) return Optional.empty();
+        int outSize = outBound.get().intValue();
+        Tensor wt = weights.tensor(), bt = bias.tensor();
+        float[] matrix = new float[inSize * outSize];
+        double[] b = new double[outSize];
+        Map<String, Long> address = new HashMap<>();
+        for (int i = 0; i < inSize; i++) {
+            for (int j = 0; j < outSize; j++) {
+                address.put(in, (long) i);
+                address.put(out, (long) j);
+                matrix[i * outSize + j] = (float) wt.get(addressOf(wt.type(), address));
+            }
+        }
+        for (int j = 0; j < outSize; j++) b[j] = bt.get(TensorAddress.of(j));
+        TensorType.Value cells = TensorType.Value.largestOf(input.type().valueType(), TensorType.Value.largestOf(weights.type().valueType(), bias.type().valueType()));
+        TensorType outType = new TensorType.Builder(cells).indexed(out, outSize).build();
+        return Optional.of(new VectorNode.XwPlusB(outType, input, matrix, b));
+    }
+
+    private static TensorAddress addressOf(TensorType type, Map<String, Long> labels) {
+        long[] indexes = new long[type.rank()];
+        for (int d = 0; d < type.rank(); d++) indexes[d] = labels.get(type.dimensions().get(d).name());
+        return TensorAddress.of(indexes);
+    }
+
+    private static boolean isPlus(Join<?> join) { return join.combinator().applyAsDouble(2, 3) == 5 && join.combinator().applyAsDouble(1, 1) == 2; }
+    private static boolean isMultiply(Join<?> join) { return join.combinator().applyAsDouble(2, 3) == 6 && join.combinator().applyAsDouble(1, 1) == 1; }
+
+    /** The dimensions a reduce names (empty for all), from its canonical form "reduce(arg, aggregator, d1, ...)". */
+    private static List<String> reducedDimensions(TensorFunctionNode reduce) {
+        String[] parts = reduceTail(reduce);
+        if (parts == null) return null;
+        List<String> dimensions = new ArrayList<>();
+        for (int i = 1; i < parts.length; i++) dimensions.add(parts[i].trim());
+        return dimensions;
+    }
+
+    private static boolean reducedAggregatorIsSum(TensorFunctionNode reduce) {
+        String[] parts = reduceTail(reduce);
+        return parts != null && parts[0].trim().equals("sum");
+    }
+
+    private static boolean isFullSum(TensorFunctionNode reduce) {
+        List<String> dimensions = reducedDimensions(reduce);
+        return dimensions != null && dimensions.isEmpty() && reducedAggregatorIsSum(reduce);
+    }
+
+    private static String[] reduceTail(TensorFunctionNode reduce) {
+        String text = reduce.toString();
+        String argument = reduce.children().get(0).toString();
+        int start = text.indexOf(argument);
+        if ( ! text.startsWith("reduce(") || start < 0 || ! text.endsWith(")")) return null;
+        String tail = text.substring(start + argument.length(), text.length() - 1).trim();
+        if ( ! tail.startsWith(",")) return null;
+        return tail.substring(1).split(",");
+    }
+
+    private Node foldOrGeneric(ExpressionNode expression) {
+        GenericNode generic = new GenericNode(expression, this::feature);
+        return references(expression).stream().allMatch(name -> feature(name).isConstant()) ? ConstantNode.of(generic.value(0)) : generic;
+    }
+
+    private Node fold(ExpressionNode expression) { return ConstantNode.of(new GenericNode(expression, this::feature).value(0)); }
+
+    private Node generic(ExpressionNode expression) { return new GenericNode(expression, this::feature); }
+
+    private static Set<String> references(ExpressionNode expression) {
+        Set<String> names = new HashSet<>();
+        collect(expression, names);
+        return names;
+    }
+
+    private static void collect(ExpressionNode expression, Set<String> names) {
+        if (expression instanceof ReferenceNode reference) {
+            names.add(reference.reference().isIdentifier() ? reference.getName() : reference.toString());
+            return;
+        }
+        if (expression instanceof com.yahoo.searchlib.rankingexpression.rule.CompositeNode composite)
+            for (ExpressionNode child : composite.children()) collect(child, names);
+    }
+
+    private UnsupportedFeatureException unsupported(String message) {
+        return new UnsupportedFeatureException("Rank profile '" + profile.name() + "': " + message);
+    }
+
+}

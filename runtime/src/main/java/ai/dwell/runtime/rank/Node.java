@@ -1,0 +1,32 @@
+package ai.dwell.runtime.rank;
+
+import com.yahoo.searchlib.rankingexpression.evaluation.DoubleValue;
+import com.yahoo.searchlib.rankingexpression.evaluation.TensorValue;
+import com.yahoo.searchlib.rankingexpression.evaluation.Value;
+import com.yahoo.tensor.Tensor;
+import com.yahoo.tensor.TensorType;
+
+/**
+ * A compiled piece of a ranking expression, evaluated for one document (local id) at a time.
+ * Nodes are built per query (query-constant parts already folded) and used by one thread.
+ */
+abstract class Node {
+
+    /** The value type: {@link TensorType#empty} for numbers. */
+    abstract TensorType type();
+
+    /** Whether this is the same for every document of the query. */
+    boolean isConstant() { return false; }
+
+    /** The value as a number (the single cell of a tensor). */
+    abstract double number(int lid);
+
+    /** The value as a tensor. */
+    abstract Tensor tensor(int lid);
+
+    /** The value as searchlib's evaluator sees it. */
+    Value value(int lid) {
+        return type().rank() == 0 ? new DoubleValue(number(lid)) : new TensorValue(tensor(lid));
+    }
+
+}

@@ -1,0 +1,21 @@
+package ai.dwell.runtime.storage;
+
+import com.yahoo.document.Document;
+import com.yahoo.document.DocumentId;
+
+/**
+ * Follows the changes applied to a {@link DocumentStore}, e.g. to maintain an index.
+ *
+ * <p>Calls come from the store's commit thread, after the change is durable and visible to
+ * {@link DocumentStore#get}, before the writer is acknowledged, and in log order. Implementations
+ * must be fast and must not block, and must not modify the documents they are given.
+ */
+public interface ChangeListener {
+
+    /** A document was put, updated, or created by an update; this is its new, complete content. */
+    void onPut(Document document);
+
+    /** A document was removed. */
+    void onRemove(DocumentId id);
+
+}

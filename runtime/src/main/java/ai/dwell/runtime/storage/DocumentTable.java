@@ -1,0 +1,99 @@
+package ai.dwell.runtime.storage;
+
+import com.yahoo.document.DocumentId;
+
+import java.util.Base64;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+
+/**
+ * The current, durable documents, ordered by document type and then document id, so that visits
+ * have a stable order and can resume after the last document they returned.
+ */
+final class DocumentTable {
+
+    private static final char TYPE_SEPARATOR = '\0';
+
+    private final ConcurrentSkipListMap<String, StoredDocument> documents = new ConcurrentSkipListMap<>();
+    private final AtomicLong size = new AtomicLong();
+
+    Optional<StoredDocument> get(DocumentId id) {
+        if ( ! id.hasDocType()) return Optional.empty();
+        return Optional.ofNullable(documents.get(key(id.getDocType(), id)));
+    }
+
+    void put(StoredDocument document) {
+        String key = key(document.document().getDataType().getName(), document.document().getId());
+        if (documents.put(key, document) == null) size.incrementAndGet();
+    }
+
+    void remove(DocumentId id) {
+        if (id.hasDocType() && documents.remove(key(id.getDocType(), id)) != null) size.decrementAndGet();
+    }
+
+    void clear() {
+        documents.clear();
+        size.set(0);
+    }
+
+    long size() { return size.get(); }
+
+    /** A weakly consistent view of all documents: changes during iteration may or may not be seen. */
+    Collection<StoredDocument> all() { return documents.values(); }
+
+    /**
+     * Returns up to {@code maxDocuments} documents matching the filter, in order, starting after the continuation.
+     *
+     * @param documentType the type to visit, or null for all types
+     * @param continuation a continuation returned by an earlier call, or null to start from the beginning
+     * @throws IllegalArgumentException if the continuation is not one returned by this
+     */
+    Visited visit(String documentType, Predicate<StoredDocument> filter, String continuation, int maxDocuments) {
+        NavigableMap<String, StoredDocument> range = documentType == null
+                                                     ? documents
+                                                     : documents.subMap(documentType + TYPE_SEPARATOR, true,
+                                                                        documentType + (char) (TYPE_SEPARATOR + 1), false);
+        if (continuation != null) range = range.tailMap(decode(continuation), false);
+
+        List<StoredDocument> page = new ArrayList<>();
+        Iterator<java.util.Map.Entry<String, StoredDocument>> entries = range.entrySet().iterator();
+        String lastKey = null;
+        while (page.size() < maxDocuments && entries.hasNext()) {
+            var entry = entries.next();
+            lastKey = entry.getKey();
+            if (filter.test(entry.getValue())) page.add(entry.getValue());
+        }
+        return new Visited(page, entries.hasNext() ? Optional.of(encode(lastKey)) : Optional.empty());
+    }
+
+    /** A page of visited documents, and where the next page starts, if anywhere. */
+    record Visited(List<StoredDocument> documents, Optional<String> continuation) { }
+
+    private static String key(String documentType, DocumentId id) {
+        return documentType + TYPE_SEPARATOR + id;
+    }
+
+    private static String encode(String key) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(key.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String decode(String continuation) {
+        try {
+            String key = new String(Base64.getUrlDecoder().decode(continuation), StandardCharsets.UTF_8);
+            if (key.indexOf(TYPE_SEPARATOR) < 0) throw new IllegalArgumentException("no type separator");
+            return key;
+        }
+        catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("Invalid continuation '" + continuation + "'", e);
+        }
+    }
+
+}

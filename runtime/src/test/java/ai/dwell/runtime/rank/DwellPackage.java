@@ -1,0 +1,75 @@
+package ai.dwell.runtime.rank;
+
+import ai.dwell.runtime.index.ContentClusterConfig;
+import ai.dwell.runtime.index.ContentClusterConfigs;
+import ai.dwell.runtime.index.IndexingScripts;
+import ai.vespa.rankingexpression.importer.onnx.OnnxImporter;
+import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
+import com.yahoo.config.model.NullConfigModelRegistry;
+import com.yahoo.config.model.application.provider.FilesApplicationPackage;
+import com.yahoo.config.model.deploy.DeployState;
+import com.yahoo.config.model.deploy.TestProperties;
+import com.yahoo.container.QrSearchersConfig;
+import com.yahoo.document.DocumentTypeManager;
+import com.yahoo.language.simple.SimpleLinguistics;
+import com.yahoo.search.Query;
+import com.yahoo.vespa.configdefinition.IlscriptsConfig;
+import com.yahoo.vespa.model.VespaModel;
+
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/** dwell's built application package (target/application) as the content engine's tests use it. */
+final class DwellPackage {
+
+    private static VespaModel model;
+
+    private DwellPackage() {}
+
+    static Path root() { return Path.of(System.getProperty("dwell.root", "..")).toAbsolutePath().normalize(); }
+
+    static Path dir() {
+        Path dir = root().resolve("target/application");
+        if ( ! Files.isDirectory(dir.resolve("schemas"))) throw new IllegalStateException(dir + " is not built: run `mvn -DskipTests package` in the project root");
+        return dir;
+    }
+
+    static synchronized VespaModel model() {
+        if (model == null) {
+            try {
+                var app = FilesApplicationPackage.fromDir(dir().toFile(), Map.of());
+                var state = new DeployState.Builder().applicationPackage(app).properties(new TestProperties())
+                                                     .modelImporters(List.of(new OnnxImporter())).build();
+                model = new VespaModel(new NullConfigModelRegistry(), state);
+            }
+            catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return model;
+    }
+
+    static ContentClusterConfig cluster() { return ContentClusterConfigs.from(model(), "dwell", dir()); }
+
+    static IndexingScripts indexing(ContentClusterConfig cluster) {
+        IlscriptsConfig scripts = model().getConfig(IlscriptsConfig.class, "dwell_container/docprocchains/chain/indexing/component/com.yahoo.docprocs.indexing.IndexingProcessor");
+        return new IndexingScripts(scripts, new DocumentTypeManager(cluster.documentManager()), new SimpleLinguistics());
+    }
+
+    /** The search request the Java dispatcher would send for this query, by container-search's own serialization. */
+    static SearchProtocol.SearchRequest request(Query query, int hits) {
+        try {
+            Method convert = Class.forName("com.yahoo.search.dispatch.rpc.ProtobufSerialization")
+                                  .getDeclaredMethod("convertFromQuery", Query.class, int.class, String.class, double.class, double.class, QrSearchersConfig.class);
+            convert.setAccessible(true);
+            return (SearchProtocol.SearchRequest) convert.invoke(null, query, hits, "node0", 1.0, 10.0, new QrSearchersConfig.Builder().build());
+        }
+        catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+}

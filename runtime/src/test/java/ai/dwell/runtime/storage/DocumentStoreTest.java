@@ -1,0 +1,252 @@
+package ai.dwell.runtime.storage;
+
+import com.yahoo.document.Document;
+import com.yahoo.document.DocumentId;
+import com.yahoo.document.DocumentPut;
+import com.yahoo.document.DocumentRemove;
+import com.yahoo.document.DocumentType;
+import com.yahoo.document.DocumentUpdate;
+import com.yahoo.document.TestAndSetCondition;
+import com.yahoo.document.datatypes.IntegerFieldValue;
+import com.yahoo.document.datatypes.StringFieldValue;
+import com.yahoo.document.datatypes.TensorFieldValue;
+import com.yahoo.document.update.FieldUpdate;
+import com.yahoo.document.update.TensorModifyUpdate;
+import com.yahoo.tensor.Tensor;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import static ai.dwell.runtime.storage.TestDocuments.commentId;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Vespa's write semantics, conditions, listeners and visiting. */
+class DocumentStoreTest {
+
+    @TempDir
+    Path directory;
+
+    private final TestDocuments documents = new TestDocuments();
+    private DocumentStore store;
+
+    @BeforeEach
+    void open() {
+        store = new DocumentStore(directory, documents.types());
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    @Test
+    void putGetUpdateRemove() {
+        DocumentId id = commentId(1);
+        assertEquals(Result.ok(false), store.put(documents.putComment(1)));
+        assertEquals(documents.comment(1), store.get(id).orElseThrow());
+        assertEquals(Result.ok(true), store.put(documents.putComment(1)));
+
+        DocumentUpdate update = documents.updateComment(id);
+        update.addFieldUpdate(FieldUpdate.createAssign(documents.commentType().getField("text"), new StringFieldValue("edited")));
+        update.addFieldUpdate(FieldUpdate.createIncrement(documents.commentType().getField("votes"), 10));
+        update.addFieldUpdate(FieldUpdate.create(documents.commentType().getField("embedding"))
+                                         .addValueUpdate(new TensorModifyUpdate(TensorModifyUpdate.Operation.ADD,
+                                                                                new TensorFieldValue(Tensor.from("tensor<float>(x{}):{{x:1}:2.0}")))));
+        assertEquals(Result.ok(true), store.update(update));
+
+        Document updated = store.get(id).orElseThrow();
+        assertEquals(new StringFieldValue("edited"), updated.getFieldValue("text"));
+        assertEquals(new IntegerFieldValue(11), updated.getFieldValue("votes"));
+        assertEquals(Tensor.from("tensor<float>(x[3]):[1, 3.5, -1]"), ((TensorFieldValue) updated.getFieldValue("embedding")).getTensor().get());
+        assertEquals(documents.comment(1).getFieldValue("tags"), updated.getFieldValue("tags"), "other fields are kept");
+
+        assertEquals(Result.ok(true), store.remove(new DocumentRemove(id)));
+        assertEquals(Optional.empty(), store.get(id));
+        assertEquals(0, store.documentCount());
+    }
+
+    @Test
+    void documentsReturnedAreCopies() {
+        store.put(documents.putComment(1));
+        store.get(commentId(1)).orElseThrow().setFieldValue("text", "changed by a reader");
+        Document mutatedAfterPut = documents.comment(2);
+        store.put(new DocumentPut(mutatedAfterPut));
+        mutatedAfterPut.setFieldValue("text", "changed by the writer");
+        assertEquals(documents.comment(1), store.get(commentId(1)).orElseThrow());
+        assertEquals(documents.comment(2), store.get(commentId(2)).orElseThrow());
+    }
+
+    @Test
+    void updatesAndRemovesOfMissingDocumentsAreNoOps() {
+        assertEquals(Result.notFound(), store.update(documents.incrementVotes(commentId(1), 1)));
+        assertEquals(Result.notFound(), store.remove(new DocumentRemove(commentId(1))));
+        assertEquals(Optional.empty(), store.get(commentId(1)));
+        assertEquals(0, store.documentCount());
+    }
+
+    @Test
+    void createIfNonExistentUpdateCreatesAnEmptyDocumentAndAppliesTheUpdate() {
+        DocumentUpdate update = documents.incrementVotes(commentId(1), 3);
+        update.setCreateIfNonExistent(true);
+        assertEquals(Result.ok(false), store.update(update));
+        Document created = store.get(commentId(1)).orElseThrow();
+        assertEquals(new IntegerFieldValue(3), created.getFieldValue("votes"));
+        assertEquals(null, created.getFieldValue("text"));
+
+        assertEquals(Result.ok(true), store.update(update));
+        assertEquals(new IntegerFieldValue(6), store.get(commentId(1)).orElseThrow().getFieldValue("votes"));
+    }
+
+    @Test
+    void conditionsAreVespaDocumentSelectionsOnTheCurrentDocument() {
+        store.put(documents.putComment(42)); // votes = 42
+
+        DocumentUpdate matching = conditional(documents.incrementVotes(commentId(42), 1), "comment.votes == 42");
+        assertEquals(Result.ok(true), store.update(matching));
+
+        DocumentUpdate notMatching = conditional(documents.incrementVotes(commentId(42), 1), "comment.votes == 42");
+        assertEquals(Result.Status.CONDITION_FAILED, store.update(notMatching).status());
+        assertEquals(new IntegerFieldValue(43), store.get(commentId(42)).orElseThrow().getFieldValue("votes"));
+
+        DocumentPut put = new DocumentPut(documents.comment(42));
+        put.setCondition(new TestAndSetCondition("comment.text == \"comment number 42\" and comment.votes > 42"));
+        assertEquals(Result.ok(true), store.put(put));
+
+        DocumentRemove remove = new DocumentRemove(commentId(42));
+        remove.setCondition(new TestAndSetCondition("comment.votes < 0"));
+        assertEquals(Result.Status.CONDITION_FAILED, store.remove(remove).status());
+        remove.setCondition(new TestAndSetCondition("comment.votes >= 0"));
+        assertEquals(Result.ok(true), store.remove(remove));
+    }
+
+    @Test
+    void malformedConditionsAreBadRequests() {
+        store.put(documents.putComment(1));
+        assertEquals(Result.Status.BAD_REQUEST,
+                     store.update(conditional(documents.incrementVotes(commentId(1), 1), "comment.votes >>> 1")).status());
+        assertEquals(Result.Status.BAD_REQUEST,
+                     store.update(conditional(documents.incrementVotes(commentId(1), 1), "comment.nosuchfield == 1")).status());
+        assertEquals(Result.Status.BAD_REQUEST, // parsed before the document is looked up, as in Vespa
+                     store.update(conditional(documents.incrementVotes(commentId(2), 1), "comment.votes >>> 1")).status());
+        assertEquals(new IntegerFieldValue(1), store.get(commentId(1)).orElseThrow().getFieldValue("votes"));
+    }
+
+    @Test
+    void conditionsOnMissingDocumentsFailUnlessTheOperationCreatesThem() {
+        assertEquals(Result.Status.CONDITION_FAILED,
+                     store.update(conditional(documents.incrementVotes(commentId(1), 1), "comment.votes > 0")).status());
+        DocumentRemove remove = new DocumentRemove(commentId(1));
+        remove.setCondition(new TestAndSetCondition("comment.votes > 0"));
+        assertEquals(Result.Status.CONDITION_FAILED, store.remove(remove).status());
+        DocumentPut put = new DocumentPut(documents.comment(1));
+        put.setCondition(new TestAndSetCondition("comment.votes > 0"));
+        assertEquals(Result.Status.CONDITION_FAILED, store.put(put).status());
+        assertEquals(Optional.empty(), store.get(commentId(1)));
+
+        DocumentUpdate create = conditional(documents.incrementVotes(commentId(1), 1), "comment.votes > 100");
+        create.setCreateIfNonExistent(true);
+        assertEquals(Result.ok(false), store.update(create));
+        assertEquals(Result.Status.CONDITION_FAILED, store.update(create).status(), "an existing document must match");
+
+        put = new DocumentPut(documents.comment(2));
+        put.setCondition(new TestAndSetCondition("comment.votes > 100"));
+        put.setCreateIfNonExistent(true);
+        assertEquals(Result.ok(false), store.put(put));
+    }
+
+    @Test
+    void requiredTimestampConditionMatchesTheLastModifiedTimeOfTheDocument() {
+        store.put(documents.putComment(1));
+        long lastModified = store.get(commentId(1)).orElseThrow().getLastModified();
+        DocumentUpdate update = documents.incrementVotes(commentId(1), 1);
+        update.setCondition(TestAndSetCondition.ofRequiredTimestamp(lastModified));
+        assertEquals(Result.ok(true), store.update(update));
+        assertEquals(Result.Status.CONDITION_FAILED, store.update(update).status());
+        assertTrue(store.get(commentId(1)).orElseThrow().getLastModified() > lastModified);
+    }
+
+    @Test
+    void writesOfUnknownTypesOrMismatchedIdsAreBadRequests() {
+        Document unknown = new Document(new DocumentType("stranger"), new DocumentId("id:test:stranger::1"));
+        assertEquals(Result.Status.BAD_REQUEST, store.put(new DocumentPut(unknown)).status());
+        DocumentUpdate mismatched = new DocumentUpdate(documents.commentType(), new DocumentId("id:test:author::1"));
+        mismatched.setCreateIfNonExistent(true);
+        assertEquals(Result.Status.BAD_REQUEST, store.update(mismatched).status());
+        assertEquals(Result.Status.BAD_REQUEST, store.remove(new DocumentRemove(new DocumentId("id:test:nosuchtype::1"))).status());
+        DocumentUpdate badValue = documents.updateComment(commentId(1));
+        badValue.addFieldUpdate(FieldUpdate.create(documents.commentType().getField("embedding"))
+                                           .addValueUpdate(new TensorModifyUpdate(TensorModifyUpdate.Operation.REPLACE,
+                                                                                  new TensorFieldValue(Tensor.from("tensor<float>(y{}):{{y:a}:2.0}")))));
+        badValue.setCreateIfNonExistent(true);
+        assertEquals(Result.Status.BAD_REQUEST, store.update(badValue).status());
+        assertEquals(0, store.documentCount());
+    }
+
+    @Test
+    void listenersFollowChangesInOrder() {
+        store.put(documents.putComment(1));
+        List<String> seen = new ArrayList<>();
+        ChangeListener listener = new ChangeListener() {
+            @Override public void onPut(Document document) { seen.add("put " + document.getId() + " " + document.getFieldValue("votes")); }
+            @Override public void onRemove(DocumentId id) { seen.add("remove " + id); }
+        };
+        store.subscribe(listener);
+        store.put(documents.putComment(2));
+        store.update(documents.incrementVotes(commentId(2), 5));
+        store.update(documents.incrementVotes(commentId(3), 5)); // no-op: not a change
+        store.remove(new DocumentRemove(commentId(1)));
+        store.remove(new DocumentRemove(commentId(1)));          // no-op
+        assertEquals(List.of("put id:test:comment::1 1",
+                             "put id:test:comment::2 2",
+                             "put id:test:comment::2 7",
+                             "remove id:test:comment::1"),
+                     seen);
+    }
+
+    @Test
+    void visitingPagesThroughOneTypeWithASelectionInAStableOrder() {
+        for (int n = 0; n < 250; n++) store.put(documents.putComment(n));
+        store.put(new DocumentPut(documents.author("ann")));
+
+        Set<DocumentId> visited = new HashSet<>();
+        List<Integer> pageSizes = new ArrayList<>();
+        String continuation = null;
+        do {
+            Page page = store.visit("comment", "comment.votes < 50", continuation, 30);
+            page.documents().forEach(document -> {
+                assertTrue(visited.add(document.getId()), "each document once");
+                assertEquals(documents.comment(Integer.parseInt(document.getId().getScheme().getNamespaceSpecific())), document);
+            });
+            pageSizes.add(page.documents().size());
+            continuation = page.continuation().orElse(null);
+        } while (continuation != null);
+        assertEquals(150, visited.size());
+        assertTrue(pageSizes.size() > 1, "several pages: " + pageSizes);
+
+        Page authors = store.visit("author", null, null, 10);
+        assertEquals(List.of(documents.author("ann")), authors.documents());
+        assertFalse(authors.continuation().isPresent());
+        assertEquals(251, store.visit(null, null, null, 1000).documents().size());
+
+        assertThrows(IllegalArgumentException.class, () -> store.visit("comment", "comment.votes <<< 1", null, 10));
+        assertThrows(IllegalArgumentException.class, () -> store.visit("nosuchtype", null, null, 10));
+        assertThrows(IllegalArgumentException.class, () -> store.visit("comment", null, "not a continuation!", 10));
+    }
+
+    private static DocumentUpdate conditional(DocumentUpdate update, String condition) {
+        update.setCondition(new TestAndSetCondition(condition));
+        return update;
+    }
+
+}

@@ -1,0 +1,168 @@
+package ai.dwell.runtime.storage;
+
+import com.yahoo.document.DocumentRemove;
+import com.yahoo.document.datatypes.IntegerFieldValue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+import static ai.dwell.runtime.storage.TestDocuments.commentId;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Recovery from the data directory: after a clean close, and from crash images, i.e., copies of the
+ * directory taken while the store is open, which is what a crash of the process leaves behind.
+ */
+class DurabilityTest {
+
+    @TempDir
+    Path directory;
+
+    @TempDir
+    Path crashImage;
+
+    private final TestDocuments documents = new TestDocuments();
+
+    @Test
+    void everythingIsBackAfterReopening() {
+        long lastModified;
+        try (DocumentStore store = new DocumentStore(directory, documents.types())) {
+            for (int n = 0; n < 100; n++) store.put(documents.putComment(n));
+            store.update(documents.incrementVotes(commentId(7), 1000));
+            store.remove(new DocumentRemove(commentId(8)));
+            lastModified = store.get(commentId(7)).orElseThrow().getLastModified();
+        }
+        try (DocumentStore store = new DocumentStore(directory, documents.types())) {
+            assertEquals(99, store.documentCount());
+            assertEquals(new IntegerFieldValue(1007), store.get(commentId(7)).orElseThrow().getFieldValue("votes"));
+            assertEquals(lastModified, store.get(commentId(7)).orElseThrow().getLastModified());
+            assertEquals(Optional.empty(), store.get(commentId(8)));
+            assertEquals(documents.comment(99), store.get(commentId(99)).orElseThrow());
+            assertTrue(store.put(documents.putComment(100)).succeeded());
+            assertTrue(store.get(commentId(100)).orElseThrow().getLastModified() > lastModified, "timestamps keep increasing");
+        }
+    }
+
+    @Test
+    void theDirectoryCanBeOpenedByOneStoreAtATime() {
+        try (DocumentStore store = new DocumentStore(directory, documents.types())) {
+            assertThrows(IllegalStateException.class, () -> new DocumentStore(directory, documents.types()));
+        }
+    }
+
+    @Test
+    void aTornTailIsTruncatedAndEverythingBeforeItIsRecovered() throws IOException {
+        try (DocumentStore store = new DocumentStore(directory, documents.types())) {
+            for (int n = 0; n < 50; n++) store.put(documents.putComment(n));
+            copy(directory, crashImage);
+        }
+        Path segment = lastSegment(crashImage);
+        truncate(segment, Files.size(segment) - 5);
+
+        try (DocumentStore store = new DocumentStore(crashImage, documents.types())) {
+            assertEquals(49, store.documentCount());
+            for (int n = 0; n < 49; n++) assertEquals(documents.comment(n), store.get(commentId(n)).orElseThrow());
+            store.put(documents.putComment(49));
+        }
+        try (DocumentStore store = new DocumentStore(crashImage, documents.types())) {
+            assertEquals(50, store.documentCount(), "the store is usable after truncation");
+        }
+    }
+
+    @Test
+    void garbageAfterTheLastEntryIsDropped() throws IOException {
+        try (DocumentStore store = new DocumentStore(directory, documents.types())) {
+            for (int n = 0; n < 20; n++) store.put(documents.putComment(n));
+            copy(directory, crashImage);
+        }
+        Files.write(lastSegment(crashImage), new byte[] { 0, 0, 0, 40, 1, 2, 3, 4, 5, 6, 7 }, StandardOpenOption.APPEND);
+        try (DocumentStore store = new DocumentStore(crashImage, documents.types())) {
+            assertEquals(20, store.documentCount());
+        }
+    }
+
+    @Test
+    void snapshotsBoundTheLogAndRecoveryCombinesTheSnapshotWithTheLogAfterIt() throws IOException {
+        StoreOptions options = StoreOptions.defaults().withSnapshotEveryEntries(40);
+        try (DocumentStore store = new DocumentStore(directory, documents.types(), options)) {
+            for (int n = 0; n < 300; n++) store.put(documents.putComment(n));
+            store.snapshot();
+            for (int n = 0; n < 300; n += 3) store.update(documents.incrementVotes(commentId(n), 1000));
+            for (int n = 1; n < 300; n += 3) store.remove(new DocumentRemove(commentId(n)));
+            assertTrue(files(directory, ".seg").size() <= 3, "covered segments are deleted: " + files(directory, ".seg"));
+            assertTrue(files(directory, ".snap").size() <= 2, "older snapshots are deleted: " + files(directory, ".snap"));
+            copy(directory, crashImage);
+        }
+        for (Path storeDirectory : List.of(crashImage, directory)) {
+            try (DocumentStore store = new DocumentStore(storeDirectory, documents.types(), options)) {
+                assertEquals(200, store.documentCount());
+                for (int n = 0; n < 300; n++) {
+                    switch (n % 3) {
+                        case 0 -> assertEquals(new IntegerFieldValue(n % 100 + 1000), store.get(commentId(n)).orElseThrow().getFieldValue("votes"));
+                        case 1 -> assertEquals(Optional.empty(), store.get(commentId(n)));
+                        case 2 -> assertEquals(documents.comment(n), store.get(commentId(n)).orElseThrow());
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void corruptionBeforeTheTailFailsRecoveryInsteadOfLosingAcknowledgedWrites() throws IOException {
+        try (DocumentStore store = new DocumentStore(directory, documents.types())) {
+            for (int n = 0; n < 20; n++) store.put(documents.putComment(n));
+            copy(directory, crashImage);
+        }
+        Path segment = lastSegment(crashImage);
+        try (FileChannel later = FileChannel.open(crashImage.resolve(String.format("log-%020d.seg", 1000)),
+                                                  StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            new FileHeader(FileHeader.SEGMENT_MAGIC, 1000).write(later); // makes the corrupt segment not the last
+        }
+        try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.WRITE)) {
+            channel.write(java.nio.ByteBuffer.wrap(new byte[] { 42 }), FileHeader.SIZE + 30);
+        }
+        UncheckedIOException e = assertThrows(UncheckedIOException.class, () -> new DocumentStore(crashImage, documents.types()));
+        assertTrue(e.getMessage().contains("checksum mismatch"), e.getMessage());
+    }
+
+    private static void copy(Path from, Path to) {
+        try (Stream<Path> files = Files.list(from)) {
+            for (Path file : files.toList()) Files.copy(file, to.resolve(file.getFileName()));
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static List<Path> files(Path directory, String suffix) {
+        try (Stream<Path> files = Files.list(directory)) {
+            return files.filter(file -> file.toString().endsWith(suffix)).sorted().toList();
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Path lastSegment(Path directory) {
+        List<Path> segments = files(directory, ".seg");
+        return segments.get(segments.size() - 1);
+    }
+
+    private static void truncate(Path file, long length) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.truncate(length);
+        }
+    }
+
+}
