@@ -3,6 +3,7 @@ ranking checked against an independent numpy computation of the same features an
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import shutil
 import subprocess
 import threading
@@ -47,7 +48,7 @@ def ranked(profile: str, **more) -> list[dict]:
 
 
 def comment_id(hit: dict) -> str:
-    return hit["fields"]["documentid"].split("::")[1] if "documentid" in hit["fields"] else hit["id"].split("::")[1]
+    return hit["fields"]["comment_id"]
 
 
 def expected(scores: dict[str, float]) -> list[str]:
@@ -74,12 +75,16 @@ def test_neural_profiles_rank_as_numpy_computes(runtime: Runtime, profile: str) 
 
 def test_a_vote_changes_the_next_querys_ranking(runtime: Runtime) -> None:
     before = [comment_id(h) for h in ranked("freshness")]
-    last = before[-1]
-    status, _ = http("PUT", f"{CONTAINER}/document/v1/dwell/comment/docid/{last}",
-                     {"fields": {"upvotes": {"increment": 5000}}})
+    voted = before[-2]
+    status, _ = http("PUT", f"{CONTAINER}/document/v1/dwell/comment/docid/{voted}",
+                     {"fields": {"upvotes": {"increment": 500}}})
     assert status == 200
-    after = [comment_id(h) for h in ranked("freshness")]
-    assert after[0] == last, after
+    scores = {c: float(baseline_score(feature_vector(signals(c), NOW))) for c in COMMENTS}
+    scores[voted] = float(baseline_score(feature_vector(replace(signals(voted), upvotes=signals(voted).upvotes + 500), NOW)))
+    hits = ranked("freshness")
+    assert [comment_id(h) for h in hits] == expected(scores)
+    assert [comment_id(h) for h in hits] != before
+    assert next(h for h in hits if comment_id(h) == voted)["relevance"] == pytest.approx(scores[voted], abs=1e-4)
 
 
 def test_a_rankingmodel_update_changes_neural_scores_without_redeploy(runtime: Runtime) -> None:

@@ -1,6 +1,8 @@
 package ai.dwell.runtime.serve;
 
 import ai.dwell.runtime.serve.container.ContainerHost;
+import ai.dwell.runtime.serve.feed.IndexFollower;
+import ai.dwell.runtime.storage.DocumentStore;
 import ai.dwell.runtime.serve.deploy.PackageServices;
 import com.yahoo.vespa.model.VespaModel;
 
@@ -8,21 +10,28 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * One activated deployment: Vespa's model of the package, and the container serving it.
+ * One activated deployment: Vespa's model of the package, the container serving it, and the
+ * content nodes, which follow the document store.
  *
  * @param sessionId    the deployment's id, increasing with every deploy
  * @param deployedDir  the package as deployed
  * @param model        Vespa's model of it, the source of every config
  * @param services     what the runtime serves of it
  * @param container    the running container
+ * @param content      the content nodes
+ * @param store        the document store the content nodes follow
+ * @param follower     what keeps them following it
  * @param log          what Vespa logged while building the model
  */
 public record Generation(long sessionId, Path deployedDir, VespaModel model, PackageServices services,
-                         ContainerHost container, List<String> log) implements AutoCloseable {
+                         ContainerHost container, ContentServing content, DocumentStore store,
+                         IndexFollower follower, List<String> log) implements AutoCloseable {
 
     @Override
     public void close() {
+        store.removeListener(follower);
         container.close();
+        content.close();
     }
 
 }

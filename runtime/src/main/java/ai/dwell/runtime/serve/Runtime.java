@@ -1,6 +1,19 @@
 package ai.dwell.runtime.serve;
 
+import ai.dwell.runtime.index.ContentClusterConfig;
+import ai.dwell.runtime.index.ContentClusterConfigs;
+import ai.dwell.runtime.index.IndexingScripts;
 import ai.dwell.runtime.serve.configserver.Deployments;
+import ai.dwell.runtime.serve.documentapi.DocumentAccesses;
+import ai.dwell.runtime.serve.feed.DocprocRoute;
+import ai.dwell.runtime.serve.feed.FeedPipeline;
+import ai.dwell.runtime.serve.feed.IndexFollower;
+import ai.dwell.runtime.serve.feed.StoreSink;
+import ai.dwell.runtime.storage.DocumentStore;
+import com.yahoo.document.DocumentTypeManager;
+import com.yahoo.document.config.DocumentmanagerConfig;
+import com.yahoo.vespa.configdefinition.IlscriptsConfig;
+import com.yahoo.vespa.model.VespaModel;
 import ai.dwell.runtime.serve.container.ContainerHost;
 import ai.dwell.runtime.serve.container.LocalHosts;
 import ai.dwell.runtime.serve.deploy.ApplicationArchive;
@@ -14,6 +27,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
 
@@ -28,7 +42,11 @@ public class Runtime implements Deployments, AutoCloseable {
 
     private final DataDirectory data;
     private final LocalHosts hosts;
+    private static final String INDEXING_PROCESSOR = "/docprocchains/chain/indexing/component/com.yahoo.docprocs.indexing.IndexingProcessor";
+
     private Generation active;
+    private DocumentStore store;
+    private DocumentmanagerConfig storeTypes;
 
     public Runtime(DataDirectory data, LocalHosts hosts) {
         this.data = data;
@@ -88,19 +106,49 @@ public class Runtime implements Deployments, AutoCloseable {
     private Generation activate(long session, Path deployedDir) {
         long start = System.nanoTime();
         ModelBuilder.Built built = ModelBuilder.build(deployedDir);
-        PackageServices services = PackageServices.of(built.model(), deployedDir);
+        VespaModel model = built.model();
+        PackageServices services = PackageServices.of(model, deployedDir);
+        Map<String, ContentClusterConfig> clusters = ContentClusterConfigs.from(model, deployedDir);
         Path served = ServedPackage.prepare(deployedDir, data.served(session));
-        if (hosts != null) hosts.write(List.copyOf(services.serviceHosts()), services.contentHosts());
+        DocumentmanagerConfig documentTypes = model.getConfig(DocumentmanagerConfig.class, services.containerCluster());
+        IlscriptsConfig indexingScripts = model.getConfig(IlscriptsConfig.class, services.containerCluster() + INDEXING_PROCESSOR);
 
         // Vespa switches config generations in place; here the previous container stops (finishing
-        // what it is serving) before the next starts, as they share the HTTP port.
+        // what it is serving) before the next starts, as they share ports.
         if (active != null) active.close();
         active = null;
+        if (hosts != null) hosts.write(List.copyOf(services.serviceHosts()), services.contentHosts());
+        DocumentTypeManager types = new DocumentTypeManager(documentTypes);
+        DocumentStore documents = store(documentTypes, types);
+        FeedPipeline pipeline = new FeedPipeline(new StoreSink(documents), types);
+        DocumentAccesses.install(pipeline);
         ContainerHost container = ContainerHost.start(served, services.containerCluster());
-        active = new Generation(session, deployedDir, built.model(), services, container, built.log());
+        ContentServing content = null;
+        try {
+            pipeline.route(new DocprocRoute(container.jdisc().documentProcessing(), services.docprocChainOfType()));
+            content = new ContentServing(model, services, clusters);
+            IndexFollower follower = new IndexFollower(new IndexingScripts(indexingScripts, types, container.linguistics()), content);
+            documents.subscribe(follower);
+            active = new Generation(session, deployedDir, model, services, container, content, documents, follower, built.log());
+        }
+        catch (RuntimeException e) {
+            container.close();
+            if (content != null) content.close();
+            throw e;
+        }
         data.setActive(session);
-        log.info("Session " + session + " active after " + (System.nanoTime() - start) / 1_000_000 + " ms");
+        log.info("Session " + session + " active after " + (System.nanoTime() - start) / 1_000_000 + " ms, with " +
+                 documents.documentCount() + " documents");
         return active;
+    }
+
+    /** The document store, opened again when the document types change. */
+    private DocumentStore store(DocumentmanagerConfig documentTypes, DocumentTypeManager types) {
+        if (store != null && documentTypes.equals(storeTypes)) return store;
+        if (store != null) store.close();
+        store = new DocumentStore(data.store(), types);
+        storeTypes = documentTypes;
+        return store;
     }
 
     private static Active toActive(Generation generation) {
@@ -131,6 +179,8 @@ public class Runtime implements Deployments, AutoCloseable {
     public synchronized void close() {
         if (active != null) active.close();
         active = null;
+        if (store != null) store.close();
+        store = null;
     }
 
 }

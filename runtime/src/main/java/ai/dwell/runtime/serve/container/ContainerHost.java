@@ -3,6 +3,8 @@ package ai.dwell.runtime.serve.container;
 import com.yahoo.application.Application;
 import com.yahoo.application.Networking;
 import com.yahoo.application.container.JDisc;
+import com.yahoo.language.Linguistics;
+import com.yahoo.language.opennlp.OpenNlpLinguistics;
 
 import java.nio.file.Path;
 import java.util.logging.Logger;
@@ -34,6 +36,13 @@ public class ContainerHost implements AutoCloseable {
     }
 
     public JDisc jdisc() { return application.getJDisc(clusterId); }
+
+    /** The container's linguistics, so that documents are tokenized and stemmed as queries are. */
+    public Linguistics linguistics() {
+        for (Object component : jdisc().components().allComponents())
+            if (component instanceof Linguistics linguistics) return linguistics;
+        return new OpenNlpLinguistics();
+    }
 
     public String clusterId() { return clusterId; }
 
