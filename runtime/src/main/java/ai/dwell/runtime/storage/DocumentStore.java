@@ -109,8 +109,9 @@ public final class DocumentStore implements AutoCloseable {
         Optional<Result> invalid = checkType(id, document.getDataType());
         if (invalid.isPresent()) return CompletableFuture.completedFuture(invalid.get());
 
-        byte[] payload = codec.serialize(document);
-        Document copy = codec.deserialize(payload); // ours alone, and exactly what recovery gives
+        Document copy = document.clone();
+        codec.encodeTensors(copy);
+        byte[] payload = codec.serialize(copy);
         synchronized (pendingWrites.lockFor(id)) {
             Version current = pendingWrites.newest(id);
             Optional<Result> rejected = TestAndSet.check(put.getCondition(), current.document(), put.getCreateIfNonExistent());
@@ -144,6 +145,7 @@ public final class DocumentStore implements AutoCloseable {
             catch (RuntimeException e) {
                 return CompletableFuture.completedFuture(Result.badRequest("Could not apply update: " + e.getMessage()));
             }
+            codec.encodeTensors(updated);
             return write(id, EntryKind.PUT, codec.serialize(updated), updated, Result.ok(current.exists()));
         }
     }

@@ -20,10 +20,13 @@ import static ai.dwell.runtime.storage.TestDocuments.commentId;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Kills a feeding process with SIGKILL, and checks that every write it acknowledged is back, intact. */
+/**
+ * Kills a feeding process with SIGKILL, and checks that every write it acknowledged is back, intact.
+ * The feeder takes snapshots as it goes, so the kill may also hit a snapshot or a segment roll.
+ */
 class KillTest {
 
-    private static final int ACKNOWLEDGED_PUTS_BEFORE_KILL = 3000;
+    private static final int ACKNOWLEDGED_PUTS_BEFORE_KILL = 20_000; // several snapshots in
 
     @TempDir
     Path temporary;
