@@ -29,7 +29,7 @@ import java.util.logging.Logger;
  * <p>Writes follow Vespa's semantics: a put replaces the whole document; an update is applied to the
  * current document, and is a successful no-op for a missing document unless it creates missing documents;
  * a remove of a missing document is a successful no-op; a test-and-set condition is a Vespa document
- * selection evaluated against the current document (see {@link TestAndSet}).
+ * selection evaluated against the current document, as on Vespa's content nodes.
  *
  * <p>A write is acknowledged (its future completes) only once its log entry is fsynced. One commit
  * thread fsyncs for all writes that arrived meanwhile (group commit). Writes to different documents
