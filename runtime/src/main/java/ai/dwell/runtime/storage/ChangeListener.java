@@ -12,7 +12,10 @@ import com.yahoo.document.DocumentId;
  */
 public interface ChangeListener {
 
-    /** A document was put, updated, or created by an update; this is its new, complete content. */
+    /**
+     * A document was put, updated, or created by an update; this is its new, complete content, with its
+     * last-modified time set to the write's timestamp.
+     */
     void onPut(Document document);
 
     /** A document was removed. */

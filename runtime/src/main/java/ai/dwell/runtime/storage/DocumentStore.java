@@ -29,7 +29,7 @@ import java.util.logging.Logger;
  * <p>Writes follow Vespa's semantics: a put replaces the whole document; an update is applied to the
  * current document, and is a successful no-op for a missing document unless it creates missing documents;
  * a remove of a missing document is a successful no-op; a test-and-set condition is a Vespa document
- * selection evaluated against the current document (see {@link TestAndSet}).
+ * selection evaluated against the current document, as on Vespa's content nodes.
  *
  * <p>A write is acknowledged (its future completes) only once its log entry is fsynced. One commit
  * thread fsyncs for all writes that arrived meanwhile (group commit). Writes to different documents
@@ -109,8 +109,9 @@ public final class DocumentStore implements AutoCloseable {
         Optional<Result> invalid = checkType(id, document.getDataType());
         if (invalid.isPresent()) return CompletableFuture.completedFuture(invalid.get());
 
-        byte[] payload = codec.serialize(document);
-        Document copy = codec.deserialize(payload); // ours alone, and exactly what recovery gives
+        Document copy = document.clone();
+        codec.encodeTensors(copy);
+        byte[] payload = codec.serialize(copy);
         synchronized (pendingWrites.lockFor(id)) {
             Version current = pendingWrites.newest(id);
             Optional<Result> rejected = TestAndSet.check(put.getCondition(), current.document(), put.getCreateIfNonExistent());
@@ -144,6 +145,7 @@ public final class DocumentStore implements AutoCloseable {
             catch (RuntimeException e) {
                 return CompletableFuture.completedFuture(Result.badRequest("Could not apply update: " + e.getMessage()));
             }
+            codec.encodeTensors(updated);
             return write(id, EntryKind.PUT, codec.serialize(updated), updated, Result.ok(current.exists()));
         }
     }

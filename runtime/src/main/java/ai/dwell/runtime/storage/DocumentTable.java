@@ -2,17 +2,18 @@ package ai.dwell.runtime.storage;
 
 import com.yahoo.document.DocumentId;
 
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 
 /**
  * The current, durable documents, ordered by document type and then document id, so that visits
@@ -54,20 +55,25 @@ final class DocumentTable {
      *
      * @param documentType the type to visit, or null for all types
      * @param continuation a continuation returned by an earlier call, or null to start from the beginning
-     * @throws IllegalArgumentException if the continuation is not one returned by this
+     * @throws IllegalArgumentException if the continuation is not one returned by this for the same type
      */
     Visited visit(String documentType, Predicate<StoredDocument> filter, String continuation, int maxDocuments) {
         NavigableMap<String, StoredDocument> range = documentType == null
                                                      ? documents
                                                      : documents.subMap(documentType + TYPE_SEPARATOR, true,
                                                                         documentType + (char) (TYPE_SEPARATOR + 1), false);
-        if (continuation != null) range = range.tailMap(decode(continuation), false);
+        if (continuation != null) {
+            String after = decode(continuation);
+            if (documentType != null && ! after.startsWith(documentType + TYPE_SEPARATOR))
+                throw new IllegalArgumentException("Continuation '" + continuation + "' is not from a visit of '" + documentType + "'");
+            range = range.tailMap(after, false);
+        }
 
         List<StoredDocument> page = new ArrayList<>();
-        Iterator<java.util.Map.Entry<String, StoredDocument>> entries = range.entrySet().iterator();
+        Iterator<Map.Entry<String, StoredDocument>> entries = range.entrySet().iterator();
         String lastKey = null;
         while (page.size() < maxDocuments && entries.hasNext()) {
-            var entry = entries.next();
+            Map.Entry<String, StoredDocument> entry = entries.next();
             lastKey = entry.getKey();
             if (filter.test(entry.getValue())) page.add(entry.getValue());
         }

@@ -3,16 +3,19 @@ package ai.dwell.runtime.storage;
 import com.yahoo.document.Document;
 
 /**
- * A document as stored, with the timestamp (microseconds, unique within the store) of the write that made it.
- * The document is never modified once stored.
+ * A document as stored, with the timestamp (microseconds, unique within the store) of the write that made it,
+ * which also becomes the document's last-modified time. The document is owned by the store and never
+ * modified once stored.
  */
 record StoredDocument(Document document, long timestamp) {
 
-    /** Returns a copy of the document that the caller may modify, with its last-modified time set. */
+    StoredDocument {
+        document.setLastModified(timestamp);
+    }
+
+    /** Returns a copy of the document that the caller may modify. */
     Document copy() {
-        Document copy = document.clone();
-        copy.setLastModified(timestamp);
-        return copy;
+        return document.clone();
     }
 
 }

@@ -1,8 +1,12 @@
 /**
- * The durable document store of the local runtime: every document of every type, in memory,
- * made durable by a group-committed transaction log with periodic snapshots, standing in for
- * proton's document store and transaction log server.
+ * The durable document store of the local runtime, standing in for proton's document store and
+ * transaction log: every document of every type in memory, made durable by a group-committed
+ * transaction log, with snapshots to bound recovery. {@link ai.dwell.runtime.storage.DocumentStore} is the entry point.
  *
- * <p>{@link ai.dwell.runtime.storage.DocumentStore} is the entry point.
+ * <p>The data directory holds {@code log-<first serial>.seg} segments and {@code snapshot-<serial>.snap}
+ * snapshots. Both are a 12-byte header (magic, serial) followed by entries framed as in
+ * {@link ai.dwell.runtime.storage.EntryFormat}: length, CRC32C, serial, timestamp, kind, payload. A log entry
+ * holds the complete new document (Vespa's binary serialization) or the id of a removed document, so
+ * replay is idempotent.
  */
 package ai.dwell.runtime.storage;

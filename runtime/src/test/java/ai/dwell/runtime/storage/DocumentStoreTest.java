@@ -24,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 import static ai.dwell.runtime.storage.TestDocuments.commentId;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -74,6 +75,19 @@ class DocumentStoreTest {
         assertEquals(Result.ok(true), store.remove(new DocumentRemove(id)));
         assertEquals(Optional.empty(), store.get(id));
         assertEquals(0, store.documentCount());
+    }
+
+    @Test
+    void asynchronousWritesToOneDocumentBuildOnEachOtherInOrder() {
+        List<CompletableFuture<Result>> results = List.of(store.putAsync(documents.putComment(1)),
+                                                          store.updateAsync(documents.incrementVotes(commentId(1), 1)),
+                                                          store.updateAsync(documents.incrementVotes(commentId(1), 1)),
+                                                          store.updateAsync(conditional(documents.incrementVotes(commentId(1), 1), "comment.votes == 3")),
+                                                          store.removeAsync(new DocumentRemove(commentId(1))),
+                                                          store.updateAsync(documents.incrementVotes(commentId(1), 1)));
+        assertEquals(List.of(Result.ok(false), Result.ok(true), Result.ok(true), Result.ok(true), Result.ok(true), Result.notFound()),
+                     results.stream().map(CompletableFuture::join).toList());
+        assertEquals(Optional.empty(), store.get(commentId(1)));
     }
 
     @Test
@@ -242,6 +256,8 @@ class DocumentStoreTest {
         assertThrows(IllegalArgumentException.class, () -> store.visit("comment", "comment.votes <<< 1", null, 10));
         assertThrows(IllegalArgumentException.class, () -> store.visit("nosuchtype", null, null, 10));
         assertThrows(IllegalArgumentException.class, () -> store.visit("comment", null, "not a continuation!", 10));
+        String commentContinuation = store.visit("comment", null, null, 1).continuation().orElseThrow();
+        assertThrows(IllegalArgumentException.class, () -> store.visit("author", null, commentContinuation, 10));
     }
 
     private static DocumentUpdate conditional(DocumentUpdate update, String condition) {
