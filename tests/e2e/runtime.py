@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import time
@@ -49,8 +48,11 @@ class Runtime:
 
 
 def vespa(*args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess:
-    """The vespa CLI (pip install vespacli), against the local target."""
-    binary = shutil.which("vespa") or str(ROOT / ".venv" / "bin" / "vespa")
+    """The vespa CLI (pip install vespacli), against the local target. Runs the Go binary itself:
+    the package's Python wrapper does not pass on its exit code."""
+    from vespacli import get_binary_path
+
+    binary = get_binary_path()
     return subprocess.run([binary, *args, "--target", "local"], capture_output=True, text=True,
                           check=check, timeout=timeout, cwd=ROOT)
 

@@ -8,6 +8,7 @@ import ai.dwell.runtime.serve.container.LocalHosts;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -33,6 +34,11 @@ public class Main {
                 default -> deploy = Path.of(args[i]);
             }
         }
+        // The hosts file changes with each deploy: do not cache lookups, found or not
+        java.security.Security.setProperty("networkaddress.cache.ttl", "0");
+        java.security.Security.setProperty("networkaddress.cache.negative.ttl", "0");
+        // Vespa's indexing of annotated strings warns once per document; it is expected here
+        Logger.getLogger("com.yahoo.document.datatypes.StringFieldValue").setLevel(Level.SEVERE);
         DataDirectory data = new DataDirectory(dataDir);
         LocalHosts hosts = LocalHosts.fromSystemProperty();
         if (hosts != null) hosts.write(List.of(), List.of());
@@ -47,8 +53,13 @@ public class Main {
             stopped.countDown();
         }, "shutdown"));
 
-        if (deploy != null) runtime.deploy(deploy);
-        else runtime.recover();
+        try {
+            if (deploy != null) runtime.deploy(deploy);
+            else runtime.recover();
+        }
+        catch (RuntimeException e) { // keep the config server up, so a fixed package can be deployed
+            log.log(Level.SEVERE, "Could not serve the application: " + e.getMessage(), e);
+        }
         log.info("dwell runtime ready: config server on " + configServer.port() + ", data in " + data.root());
         stopped.await();
     }

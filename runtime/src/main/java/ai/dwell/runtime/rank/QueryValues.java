@@ -10,7 +10,7 @@ import java.util.Optional;
 
 /**
  * The values of query(name) and now for a query, as proton resolves them: the request's feature
- * overrides and rank properties ("query(name)"), else the profile's default (a property "query(name)"),
+ * overrides and rank properties ("query(name)" or "name", as the container sends it), else the profile's default (a property "query(name)"),
  * else an empty tensor of the declared type (zeros when dense), else 0 for an undeclared name.
  */
 final class QueryValues {
@@ -20,7 +20,8 @@ final class QueryValues {
     static Value of(String name, RankProfile profile, QueryProperties query) {
         String key = "query(" + name + ")";
         Optional<TensorType> type = profile.queryType(name);
-        Optional<Tensor> tensor = query.tensor(key, type);
+        // The container sends query(name) as the rank property "name"; other clients send "query(name)"
+        Optional<Tensor> tensor = query.tensor(key, type).or(() -> query.tensor(name, type));
         if (tensor.isPresent()) return value(tensor.get());
         Optional<String> string = query.string(key).or(() -> query.string(name)).or(() -> profile.property(key));
         if (string.isPresent()) return parse(string.get(), type);

@@ -14,6 +14,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -34,6 +35,7 @@ public final class ServedPackage {
     /** Copies the package in source to target and adapts the copy. Returns target. */
     public static Path prepare(Path source, Path target) {
         try {
+            deleteRecursively(target);
             copy(source, target);
             Path services = target.resolve("services.xml");
             if (Files.exists(services)) withoutIndexingInheritance(services);
@@ -78,6 +80,14 @@ public final class ServedPackage {
         }
         catch (Exception e) {
             throw new IllegalArgumentException("Could not read " + services + ": " + e.getMessage(), e);
+        }
+    }
+
+    static void deleteRecursively(Path directory) throws IOException {
+        if ( ! Files.exists(directory)) return;
+        try (Stream<Path> files = Files.walk(directory)) {
+            for (Path file : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator)
+                Files.delete(file);
         }
     }
 
