@@ -18,6 +18,21 @@ CONTAINER = "http://localhost:8080"
 CONFIG_SERVER = "http://localhost:19071"
 
 
+def wait_for_free_ports(timeout: float = 900) -> None:
+    """Only one runtime can serve on this machine (its ports come from the package): wait for any
+    other to stop, so that a test never talks to somebody else's runtime."""
+    deadline = time.time() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(CONFIG_SERVER + "/status.html", timeout=2):
+                pass
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            return
+        if time.time() > deadline:
+            raise RuntimeError("another dwell runtime keeps serving on :19071; stop it (./dwell stop)")
+        time.sleep(5)
+
+
 @dataclass
 class Runtime:
     data: Path
@@ -26,6 +41,7 @@ class Runtime:
         return {**os.environ, "DWELL_DATA": str(self.data)}
 
     def start(self) -> None:
+        wait_for_free_ports()
         subprocess.run([str(ROOT / "dwell"), "start"], check=True, env=self.env(), cwd=ROOT)
 
     def stop(self) -> None:
