@@ -15,7 +15,10 @@ import java.util.logging.Logger;
  * Starts dwell's local runtime: the config server API on 19071, and the last deployed
  * application, if any, with its data.
  *
- * <pre>java ... ai.dwell.runtime.Main --data DIR [--config-port 19071] [APPLICATION_DIR]</pre>
+ * <pre>java ... ai.dwell.runtime.Main --data DIR [--config-port 19071] [--shards N] [APPLICATION_DIR]</pre>
+ *
+ * --shards (or DWELL_SHARDS) serves each content cluster with N content nodes instead of the ones
+ * the package declares.
  *
  * The JVM must run with -Djdk.net.hosts.file=DIR/hosts (see LocalHosts) and VESPA_HOME=DIR.
  */
@@ -27,10 +30,12 @@ public class Main {
         Path dataDir = Path.of("data");
         int configPort = 19071;
         Path deploy = null;
+        int shards = Integer.parseInt(System.getenv().getOrDefault("DWELL_SHARDS", "0"));
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--data" -> dataDir = Path.of(args[++i]);
                 case "--config-port" -> configPort = Integer.parseInt(args[++i]);
+                case "--shards" -> shards = Integer.parseInt(args[++i]);
                 default -> deploy = Path.of(args[i]);
             }
         }
@@ -43,7 +48,7 @@ public class Main {
         LocalHosts hosts = LocalHosts.fromSystemProperty();
         if (hosts != null) hosts.write(List.of(), List.of());
 
-        Runtime runtime = new Runtime(data, hosts);
+        Runtime runtime = new Runtime(data, hosts, shards);
         ConfigServer configServer = new ConfigServer(configPort, runtime);
         CountDownLatch stopped = new CountDownLatch(1);
         java.lang.Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -48,9 +48,16 @@ public class Runtime implements Deployments, AutoCloseable {
     private DocumentStore store;
     private DocumentmanagerConfig storeTypes;
 
-    public Runtime(DataDirectory data, LocalHosts hosts) {
+    private final int shards;
+
+    /**
+     * @param shards the number of content nodes to serve each content cluster with, or 0 for the
+     *               nodes the package declares
+     */
+    public Runtime(DataDirectory data, LocalHosts hosts, int shards) {
         this.data = data;
         this.hosts = hosts;
+        this.shards = shards;
     }
 
     /** Serves the last activated package again, if there is one: after a restart, also after kill -9. */
@@ -106,10 +113,11 @@ public class Runtime implements Deployments, AutoCloseable {
     private Generation activate(long session, Path deployedDir) {
         long start = System.nanoTime();
         ModelBuilder.Built built = ModelBuilder.build(deployedDir);
-        VespaModel model = built.model();
+        Path served = ServedPackage.prepare(deployedDir, data.served(session), shards);
+        // with the content nodes replaced, serve with the model of what the container serves
+        VespaModel model = shards > 0 ? ModelBuilder.build(served).model() : built.model();
         PackageServices services = PackageServices.of(model, deployedDir);
         Map<String, ContentClusterConfig> clusters = ContentClusterConfigs.from(model, deployedDir);
-        Path served = ServedPackage.prepare(deployedDir, data.served(session));
         DocumentmanagerConfig documentTypes = model.getConfig(DocumentmanagerConfig.class, services.containerCluster());
         IlscriptsConfig indexingScripts = model.getConfig(IlscriptsConfig.class, services.containerCluster() + INDEXING_PROCESSOR);
 

@@ -34,11 +34,20 @@ public final class ServedPackage {
 
     /** Copies the package in source to target and adapts the copy. Returns target. */
     public static Path prepare(Path source, Path target) {
+        return prepare(source, target, 0);
+    }
+
+    /**
+     * Copies and adapts the package; with shards > 0, every content cluster is served by that many
+     * content nodes instead of the ones the package declares (see {@link ContentShards}).
+     */
+    public static Path prepare(Path source, Path target, int shards) {
         try {
             deleteRecursively(target);
             copy(source, target);
             Path services = target.resolve("services.xml");
             if (Files.exists(services)) withoutIndexingInheritance(services);
+            if (shards > 0) ContentShards.rewrite(target, shards);
             return target;
         }
         catch (IOException e) {
