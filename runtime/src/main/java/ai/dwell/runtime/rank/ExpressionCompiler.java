@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +59,8 @@ final class ExpressionCompiler {
     private final Set<String> compiling = new HashSet<>();
     private final Map<String, OnnxNode.Run> onnxRuns = new HashMap<>();
     private final ScalarNode.Slot firstPhase = new ScalarNode.Slot();
+    /** The nodes of query(name) features that the profile does not declare in inputs, with their names. */
+    private final Map<Node, String> undeclaredQueries = new IdentityHashMap<>();
 
     ExpressionCompiler(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms, QueryProperties query) {
         this.profile = profile;
@@ -114,9 +117,10 @@ final class ExpressionCompiler {
         if (feature.arguments().isEmpty() && feature.output() == null && profile.functions().containsKey(name)) return function(name, feature);
         return switch (name) {
             case "attribute" -> attribute(feature.argument());
-            case "query" -> ConstantNode.of(QueryValues.of(feature.argument(), profile, query));
+            case "query" -> queryFeature(feature.argument());
             case "constant" -> ConstantNode.of(new TensorValue(assets.constant(feature.argument())
                     .orElseThrow(() -> unsupported("constant(" + feature.argument() + ") is not defined"))));
+            case "value" -> new ScalarNode.Constant(Double.parseDouble(feature.argument()));
             case "now" -> new ScalarNode.Constant(QueryValues.now(profile, query));
             case "age" -> age(feature.argument());
             case "freshness" -> freshness(feature);
@@ -126,7 +130,9 @@ final class ExpressionCompiler {
             case "nativeRank" -> nativeRank(feature);
             case "firstPhase" -> firstPhase;
             case "onnx", "onnxModel" -> onnx(feature);
-            default -> throw unsupported("feature '" + feature + "' is not supported by this content engine");
+            default -> throw unsupported(feature.arguments().isEmpty() && feature.output() == null
+                                         ? "'" + name + "' is neither a function of the profile nor a feature this content engine supports"
+                                         : "feature '" + feature + "' is not supported by this content engine");
         };
     }
 
@@ -135,6 +141,20 @@ final class ExpressionCompiler {
         if (body == null) throw unsupported("function '" + name + "' (" + feature + ") is not defined");
         Node node = compile(body);
         return node.type().rank() == 0 && ! node.isConstant() ? new ScalarNode.Cached(node) : node;
+    }
+
+    private Node queryFeature(String name) {
+        Node node = ConstantNode.of(QueryValues.of(name, profile, query));
+        if (profile.queryType(name).isEmpty()) undeclaredQueries.put(node, name);
+        return node;
+    }
+
+    /** Vespa reads an undeclared query(name) as a number: using one as a tensor is an error, not a silent 0. */
+    private Node requireTensorInput(Node node) {
+        String undeclared = undeclaredQueries.get(node);
+        if (undeclared != null)
+            throw unsupported("query(" + undeclared + ") is used as a tensor but not declared in the profile's inputs, so Vespa reads it as a number");
+        return node;
     }
 
     private Node attribute(String name) {
@@ -172,12 +192,24 @@ final class ExpressionCompiler {
         OnnxModel model = assets.model(modelName).orElseThrow(() -> unsupported("onnx(" + modelName + "): no such model"));
         OnnxNode.Run run = onnxRuns.computeIfAbsent(modelName, k -> {
             Map<String, Node> inputs = new LinkedHashMap<>();
-            model.inputSources().forEach((input, source) -> inputs.put(input, feature(source)));
+            model.inputSources().forEach((input, source) -> inputs.put(input, onnxInput(model, input, source)));
             return new OnnxNode.Run(model, inputs);
         });
         String output = model.modelOutput(feature.output());
         TensorType type = model.evaluator().getOutputInfo().get(output);
+        if (type == null) throw unsupported("onnx(" + modelName + "): the model file has no output '" + output + "'; it has " + model.evaluator().getOutputInfo().keySet());
         return new OnnxNode(run, output, type);
+    }
+
+    /** The compiled source of an ONNX model input, checked against the input's type in the model file. */
+    private Node onnxInput(OnnxModel model, String input, String source) {
+        TensorType expected = model.inputTypes().get(input);
+        if (expected == null) throw unsupported("onnx(" + model.name() + "): the model file has no input '" + input + "'; it has " + model.inputTypes().keySet());
+        Node node = requireTensorInput(feature(source));
+        if ( ! OnnxModel.fits(node.type(), expected))
+            throw unsupported("onnx(" + model.name() + "): input '" + input + "' is bound to " + source + " of type " + node.type()
+                              + ", but the model expects " + expected);
+        return node;
     }
 
     private TextIndex textIndex(String field) {
@@ -190,8 +222,10 @@ final class ExpressionCompiler {
 
     private Node compileIf(IfNode ifNode) {
         Node condition = compile(ifNode.getCondition());
-        if (condition.isConstant()) return compile(condition.number(0) != 0 ? ifNode.getTrueExpression() : ifNode.getFalseExpression());
         Node whenTrue = compile(ifNode.getTrueExpression()), whenFalse = compile(ifNode.getFalseExpression());
+        if (whenTrue.type().rank() > 0) requireTensorInput(whenFalse);
+        if (whenFalse.type().rank() > 0) requireTensorInput(whenTrue);
+        if (condition.isConstant()) return condition.number(0) != 0 ? whenTrue : whenFalse;
         if (condition.type().rank() == 0 && whenTrue.type().rank() == 0 && whenFalse.type().rank() == 0)
             return new ScalarNode.If(condition, whenTrue, whenFalse);
         return generic(ifNode);
@@ -255,7 +289,7 @@ final class ExpressionCompiler {
     private Node compileTensorFunction(TensorFunctionNode node) {
         TensorFunction<?> function = node.function();
         if (function instanceof DynamicTensor<?> dynamic) return compileDynamicTensor(node, dynamic);
-        List<Node> children = node.children().stream().map(this::compile).toList();
+        List<Node> children = node.children().stream().map(this::compile).map(this::requireTensorInput).toList();
         if (children.stream().allMatch(Node::isConstant)) return fold(node);
         if (function instanceof Join<?> join) {
             Optional<Node> dense = xwPlusB(node, join, children);

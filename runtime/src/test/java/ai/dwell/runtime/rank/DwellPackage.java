@@ -38,18 +38,21 @@ final class DwellPackage {
     }
 
     static synchronized VespaModel model() {
-        if (model == null) {
-            try {
-                var app = FilesApplicationPackage.fromDir(dir().toFile(), Map.of());
-                var state = new DeployState.Builder().applicationPackage(app).properties(new TestProperties())
-                                                     .modelImporters(List.of(new OnnxImporter())).build();
-                model = new VespaModel(new NullConfigModelRegistry(), state);
-            }
-            catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }
+        if (model == null) model = model(dir());
         return model;
+    }
+
+    /** Builds the model of an application package directory, e.g. a modified copy of dwell's. */
+    static VespaModel model(Path dir) {
+        try {
+            var app = FilesApplicationPackage.fromDir(dir.toFile(), Map.of());
+            var state = new DeployState.Builder().applicationPackage(app).properties(new TestProperties())
+                                                 .modelImporters(List.of(new OnnxImporter())).build();
+            return new VespaModel(new NullConfigModelRegistry(), state);
+        }
+        catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     static ContentClusterConfig cluster() { return ContentClusterConfigs.from(model(), "dwell", dir()); }

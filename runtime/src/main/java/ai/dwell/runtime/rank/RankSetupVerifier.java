@@ -1,0 +1,93 @@
+package ai.dwell.runtime.rank;
+
+import ai.dwell.runtime.index.ContentClusterConfig;
+import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.index.SchemaConfigs;
+import com.yahoo.document.DocumentTypeManager;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Deploy-time verification of the rank setup of a content cluster, as vespa-verify-ranksetup does for
+ * proton: every rank profile of every schema is compiled the way a query would compile it, without a
+ * query, over empty indexes with the schema's real attributes, constants and ONNX models. This finds
+ * what Vespa's Java config model lets through: undefined functions and features (attribute(nosuch)),
+ * query inputs used as tensors without being declared, missing constants, ONNX inputs and outputs that
+ * the model file does not have or whose types do not match, unsupported match-phase settings, and any
+ * feature this engine can not compute (so it fails at deploy, not at query time).
+ */
+public final class RankSetupVerifier {
+
+    private RankSetupVerifier() {}
+
+    /** Returns the problems found, each naming schema and rank profile; empty if the cluster verifies. */
+    public static List<String> verify(ContentClusterConfig cluster) {
+        Set<String> errors = new LinkedHashSet<>();
+        Map<String, DocumentIndex> indexes = indexes(cluster, errors);
+        for (SchemaConfigs schema : cluster.schemas().values()) {
+            DocumentIndex index = indexes.get(schema.name());
+            if (index == null) continue;
+            try (RankAssets assets = new RankAssets(schema, cluster.packageDir())) {
+                for (RankProfile profile : assets.profiles().values())
+                    verify(profile, assets, index, errors, "schema '" + schema.name() + "', rank profile '" + profile.name() + "': ");
+            }
+            catch (RuntimeException e) {
+                errors.add("schema '" + schema.name() + "': " + e.getMessage());
+            }
+        }
+        return List.copyOf(errors);
+    }
+
+    private static Map<String, DocumentIndex> indexes(ContentClusterConfig cluster, Set<String> errors) {
+        DocumentTypeManager types = new DocumentTypeManager(cluster.documentManager());
+        Map<String, DocumentIndex> indexes = new LinkedHashMap<>();
+        for (SchemaConfigs schema : cluster.schemas().values()) {
+            try {
+                indexes.put(schema.name(), new DocumentIndex(schema, types.getDocumentType(schema.name())));
+            }
+            catch (RuntimeException e) {
+                errors.add("schema '" + schema.name() + "': " + e.getMessage());
+            }
+        }
+        for (var index : indexes.entrySet()) {
+            try {
+                index.getValue().importFrom(indexes);
+            }
+            catch (RuntimeException e) {
+                errors.add("schema '" + index.getKey() + "': " + e.getMessage());
+            }
+        }
+        return indexes;
+    }
+
+    private static void verify(RankProfile profile, RankAssets assets, DocumentIndex index, Set<String> errors, String where) {
+        ExpressionCompiler compiler = new ExpressionCompiler(profile, assets, index, List.of(), QueryProperties.none());
+        List<Runnable> checks = new ArrayList<>();
+        checks.add(() -> compiler.compile(profile.firstPhase()));
+        profile.secondPhase().ifPresent(second -> checks.add(() -> compiler.compile(second)));
+        for (String function : profile.functions().keySet())
+            checks.add(() -> compiler.feature("rankingExpression(" + function + ")"));
+        for (String feature : profile.matchFeatures()) checks.add(() -> compiler.feature(feature));
+        for (String feature : profile.summaryFeatures()) checks.add(() -> compiler.feature(feature));
+        checks.add(() -> MatchPhaseSettings.limiter(profile, QueryProperties.none(), index));
+        for (Runnable check : checks) {
+            try {
+                check.run();
+            }
+            catch (RuntimeException e) {
+                errors.add(where + withoutProfilePrefix(e.getMessage(), profile));
+            }
+        }
+    }
+
+    private static String withoutProfilePrefix(String message, RankProfile profile) {
+        String prefix = "Rank profile '" + profile.name() + "': ";
+        return message != null && message.startsWith(prefix) ? message.substring(prefix.length()) : String.valueOf(message);
+    }
+
+}
