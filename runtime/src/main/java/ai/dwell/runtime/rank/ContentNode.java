@@ -155,6 +155,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             RankProfile profile = assets.get(index.name()).profile(profileName).get();
             MatchResult match = QueryMatcher.match(index, request.getQueryTree());
             BitSet hits = match.hits();
+            UnsupportedSettings.check(profile, query);
             Optional<MatchPhaseLimiter> limiter = MatchPhaseSettings.limiter(profile, query, index);
             if (limiter.isPresent()) {
                 MatchPhaseLimiter.Limited limited = limiter.get().limit(hits, index.lidLimit());

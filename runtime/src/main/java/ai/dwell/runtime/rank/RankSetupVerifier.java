@@ -18,7 +18,7 @@ import java.util.Set;
  * query, over empty indexes with the schema's real attributes, constants and ONNX models. This finds
  * what Vespa's Java config model lets through: undefined functions and features (attribute(nosuch)),
  * query inputs used as tensors without being declared, missing constants, ONNX inputs and outputs that
- * the model file does not have or whose types do not match, unsupported match-phase settings, and any
+ * the model file does not have or whose types do not match, unsupported match-phase and other result-changing settings ({@link UnsupportedSettings}), and any
  * feature this engine can not compute (so it fails at deploy, not at query time).
  */
 public final class RankSetupVerifier {
@@ -75,6 +75,7 @@ public final class RankSetupVerifier {
         for (String feature : profile.matchFeatures()) checks.add(() -> compiler.feature(feature));
         for (String feature : profile.summaryFeatures()) checks.add(() -> compiler.feature(feature));
         checks.add(() -> MatchPhaseSettings.limiter(profile, QueryProperties.none(), index));
+        checks.add(() -> UnsupportedSettings.check(profile, QueryProperties.none()));
         for (Runnable check : checks) {
             try {
                 check.run();

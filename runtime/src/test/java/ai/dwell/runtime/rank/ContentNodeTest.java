@@ -25,6 +25,7 @@ import com.yahoo.prelude.query.Item;
 import com.yahoo.prelude.query.NotItem;
 import com.yahoo.prelude.query.OrItem;
 import com.yahoo.prelude.query.PhraseItem;
+import com.yahoo.prelude.query.WeakAndItem;
 import com.yahoo.prelude.query.WordItem;
 import com.yahoo.prelude.query.PrefixItem;
 import com.yahoo.search.Query;
@@ -179,6 +180,10 @@ public class ContentNodeTest {
         assertEquals(List.of("t3"), matches(not));
         assertEquals(List.of("c0", "c1"), matches(and(word("article_id", "a1"), new IntItem("[5;1000]", "upvotes"))));
         assertEquals(List.of("c2"), matches(and(word("article_id", "a1"), new IntItem("<1", "upvotes"))));
+        WeakAndItem weakAnd = new WeakAndItem(10);
+        weakAnd.addItem(word("text", "jumps"));
+        weakAnd.addItem(word("text", "lazy"));
+        assertEquals(List.of("t1", "t3"), matches(and(word("article_id", "a2"), weakAnd)));
     }
 
     @Test
