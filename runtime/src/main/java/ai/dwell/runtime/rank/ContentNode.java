@@ -169,7 +169,9 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             RankProgram program = new RankProgram(profile, assets.get(index.name()), index, match.terms(), query);
             programs.put(index.name(), program);
             int rerank = query.string("vespa.hitcollector.heapsize").map(Integer::parseInt).orElse(profile.rerankCount());
-            all.addAll(Ranker.rank(index.name(), program, hits, rerank));
+            Ranker.Ranked ranked = Ranker.rank(index.name(), program, hits, rerank);
+            int wanted = (int) Math.min(ranked.size(), (long) request.getOffset() + request.getHits());
+            for (int i = 0; i < wanted; i++) all.add(new RankedHit(index.name(), ranked.lids()[i], ranked.relevance()[i]));
         }
         all.sort(Comparator.comparingDouble(RankedHit::relevance).reversed());
         var reply = SearchProtocol.SearchReply.newBuilder().setTotalHitCount(total).setDegradedByMatchPhase(degraded)

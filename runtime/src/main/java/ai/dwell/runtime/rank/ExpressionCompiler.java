@@ -58,7 +58,7 @@ final class ExpressionCompiler {
     private final Map<String, Node> features = new HashMap<>();
     private final Set<String> compiling = new HashSet<>();
     private final Map<String, OnnxNode.Run> onnxRuns = new HashMap<>();
-    private final ScalarNode.Slot firstPhase = new ScalarNode.Slot();
+    private final ScalarNode.FirstPhase firstPhase = new ScalarNode.FirstPhase();
     /** The nodes of query(name) features that the profile does not declare in inputs, with their names. */
     private final Map<Node, String> undeclaredQueries = new IdentityHashMap<>();
 
@@ -69,9 +69,6 @@ final class ExpressionCompiler {
         this.terms = terms;
         this.query = query;
     }
-
-    /** The slot the ranker fills with each document's first-phase score before second-phase evaluation. */
-    ScalarNode.Slot firstPhaseSlot() { return firstPhase; }
 
     /** The compiled node of a feature, by its full name, e.g. "attribute(upvotes)" or "rankingExpression(nn_input)". */
     Node feature(String name) {

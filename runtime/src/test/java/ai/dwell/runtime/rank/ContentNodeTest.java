@@ -223,32 +223,6 @@ public class ContentNodeTest {
         assertEquals(0, reply.getHitsCount());
     }
 
-    @Test
-    void neuralSecondPhaseCost() {
-        var index = new ai.dwell.runtime.index.DocumentIndex(cluster.schema("comment"), types.getDocumentType("comment"));
-        for (int i = 0; i < 2000; i++) {
-            Document comment = new Document(types.getDocumentType("comment"), new DocumentId("id:dwell:comment::p" + i));
-            comment.setFieldValue("created_at", new LongFieldValue(now - i * 37L));
-            comment.setFieldValue("upvotes", new IntegerFieldValue(i % 50));
-            comment.setFieldValue("downvotes", new IntegerFieldValue(i % 7));
-            comment.setFieldValue("text_length", new IntegerFieldValue(100 + i));
-            index.put(comment);
-        }
-        index.importFrom(Map.of("comment", index, "author", new ai.dwell.runtime.index.DocumentIndex(cluster.schema("author"), types.getDocumentType("author"))));
-        RankAssets assets = node.assets("comment");
-        var query = new QueryProperties(List.of(SearchProtocol.StringProperty.newBuilder().setName("vespa.now").addValues(String.valueOf(now)).build()), List.of(), List.of(), List.of());
-        double sink = 0;
-        long best = Long.MAX_VALUE;
-        for (int round = 0; round < 20; round++) {
-            RankProgram program = new RankProgram(assets.profile("neural").get(), assets, index, List.of(), query);
-            long start = System.nanoTime();
-            for (int lid = 1; lid <= 2000; lid++) sink += program.secondPhase(lid, 0);
-            best = Math.min(best, System.nanoTime() - start);
-        }
-        System.out.printf("neural second phase (compiled): %.3f µs/doc (best of 20 rounds over 2000 docs; sink %.1f)%n", best / 2000.0 / 1000, sink);
-        index.active();
-    }
-
     // ---- helpers
 
     private static final Map<String, String[]> WEIGHTS = Map.of(
