@@ -19,10 +19,12 @@ import com.yahoo.searchlib.rankingexpression.rule.OperationNode;
 import com.yahoo.searchlib.rankingexpression.rule.Operator;
 import com.yahoo.searchlib.rankingexpression.rule.ReferenceNode;
 import com.yahoo.searchlib.rankingexpression.rule.TensorFunctionNode;
+import com.yahoo.tensor.IndexedTensor;
 import com.yahoo.tensor.Tensor;
 import com.yahoo.tensor.TensorAddress;
 import com.yahoo.tensor.TensorType;
 import com.yahoo.tensor.functions.DynamicTensor;
+import com.yahoo.tensor.functions.Generate;
 import com.yahoo.tensor.functions.Join;
 import com.yahoo.tensor.functions.Reduce;
 import com.yahoo.tensor.functions.TensorFunction;
@@ -292,9 +294,44 @@ final class ExpressionCompiler {
             Optional<Node> dense = xwPlusB(node, join, children);
             if (dense.isPresent()) return dense.get();
         }
-        if (function instanceof Reduce<?> && children.get(0) instanceof VectorNode vector && isFullSum(node))
-            return new VectorNode.Sum(vector);
-        return generic(node);
+        if (function instanceof Reduce<?> && children.get(0) instanceof DenseCells dense && isFullSum(node))
+            return new VectorNode.Sum(dense);
+        return gather(node).orElseGet(() -> generic(node));
+    }
+
+    /**
+     * A tensor generator of one varying dense feature that only moves its cells around (a reshape, rename
+     * or slice) becomes a {@link DenseGather}: found by evaluating it with the feature's cells replaced by
+     * 1, 2, 3, ... and again by 2, 4, 6, ..., and reading which source cell each output cell took.
+     */
+    private Optional<Node> gather(TensorFunctionNode node) {
+        if ( ! (node.function() instanceof Generate<?> generate)) return Optional.empty();
+        Set<String> dimensions = generate.type(null).dimensionNames();
+        List<String> varying = references(node).stream().filter(name -> ! dimensions.contains(name))
+                                                .filter(name -> ! feature(name).isConstant()).toList();
+        if (varying.size() != 1 || ! (feature(varying.get(0)) instanceof DenseCells dense)) return Optional.empty();
+        String name = varying.get(0);
+        TensorType sourceType = feature(name).type();
+        if (sourceType.dimensions().stream().anyMatch(d -> ! d.isIndexed() || d.size().isEmpty())) return Optional.empty();
+        Tensor once = probe(node, name, sourceType, 1), twice = probe(node, name, sourceType, 2);
+        if ( ! (once instanceof IndexedTensor first) || ! (twice instanceof IndexedTensor second)
+             || first.type().dimensions().stream().anyMatch(d -> d.size().isEmpty())) return Optional.empty();
+        int[] sources = new int[(int) first.size()];
+        for (int c = 0; c < sources.length; c++) {
+            double value = first.get(c);
+            int source = (int) value - 1;
+            if (value != source + 1 || source < 0 || source >= dense.cellCount() || second.get(c) != 2 * value) return Optional.empty();
+            sources[c] = source;
+        }
+        return Optional.of(new DenseGather(first.type(), dense, sources));
+    }
+
+    private Tensor probe(TensorFunctionNode node, String name, TensorType type, int scale) {
+        IndexedTensor.BoundBuilder builder = (IndexedTensor.BoundBuilder) Tensor.Builder.of(type);
+        for (int c = 0; c < type.dimensions().stream().mapToLong(d -> d.size().get()).reduce(1, (a, b) -> a * b); c++)
+            builder.cellByDirectIndex(c, scale * (c + 1));
+        Node probe = new ConstantNode(new TensorValue(builder.build()));
+        return new GenericNode(node, feature -> feature.equals(name) ? probe : feature(feature)).tensor(0);
     }
 
     /** tensor(x[n]):{...} of numbers over one bound dimension becomes a vector of compiled cells. */

@@ -35,7 +35,8 @@ abstract class VectorNode extends Node implements DenseCells {
     final String dimension() { return type.dimensions().get(0).name(); }
 
     /** The cell values for the document; the array is reused. */
-    final double[] values(int lid) {
+    @Override
+    public final double[] values(int lid) {
         if (lid != lastLid) {
             compute(lid, out);
             if (floatCells) for (int i = 0; i < out.length; i++) out[i] = (float) out[i];
@@ -147,10 +148,10 @@ abstract class VectorNode extends Node implements DenseCells {
         }
     }
 
-    /** reduce(v, sum) of a vector. */
+    /** reduce(v, sum) of all cells of a dense value. */
     static final class Sum extends ScalarNode {
-        private final VectorNode input;
-        Sum(VectorNode input) { this.input = input; }
+        private final DenseCells input;
+        Sum(DenseCells input) { this.input = input; }
         @Override double number(int lid) {
             double sum = 0;
             for (double v : input.values(lid)) sum += v;
@@ -160,7 +161,7 @@ abstract class VectorNode extends Node implements DenseCells {
             double[] cells = input.cells(batch);
             int n = batch.count();
             java.util.Arrays.fill(out, 0, n, 0);
-            for (int i = 0; i < input.size(); i++)
+            for (int i = 0; i < input.cellCount(); i++)
                 for (int k = 0; k < n; k++) out[k] += cells[i * n + k];
         }
     }
