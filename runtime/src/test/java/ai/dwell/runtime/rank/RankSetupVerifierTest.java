@@ -42,8 +42,21 @@ public class RankSetupVerifierTest {
                     }
                     first-phase { expression: sum(onnx(dwell_nn_short).score) }
                 }
+                rank-profile broken_onnx_names inherits features {
+                    onnx-model dwell_nn_names {
+                        file: models/dwell_nn.onnx
+                        input "nosuch_input": nn_input
+                        output "score": score
+                    }
+                    first-phase { expression: sum(onnx(dwell_nn_names).score) }
+                }
                 rank-profile broken_query inherits features {
                     first-phase { expression: sum(xw_plus_b(nn_input, query(undeclared_weights), constant(b_0), x)) }
+                }
+                rank-profile valid_with_arguments inherits features {
+                    function scaled(value, factor) { expression: value * factor }
+                    first-phase { expression: scaled(baseline, 2) }
+                    summary-features: scaled(f_upvotes, 3)
                 }
                 rank-profile broken_match_phase inherits features {
                     match-phase {
@@ -75,7 +88,12 @@ public class RankSetupVerifierTest {
         assertError(errors, "broken_onnx", "input 'features'");
         assertError(errors, "broken_query", "query(undeclared_weights) is used as a tensor");
         assertError(errors, "broken_match_phase", "diversity");
-        assertTrue(errors.stream().allMatch(e -> e.startsWith("schema 'comment', rank profile 'broken_")), errors.toString());
+        assertTrue(errors.contains("schema 'comment', onnx-model 'dwell_nn_names': the model file has no input 'nosuch_input'; it has [features]"),
+                   errors.toString());
+        assertError(errors, "broken_onnx_names", "'features'"); // the config model binds the file's input to a feature of its name
+        assertTrue(errors.stream().allMatch(e -> e.startsWith("schema 'comment', rank profile 'broken_") || e.contains("onnx-model 'dwell_nn_names'")),
+                   errors.toString());
+        assertEquals(7, errors.size(), errors.toString());
     }
 
     @Test
