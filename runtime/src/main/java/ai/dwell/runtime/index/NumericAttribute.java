@@ -120,14 +120,15 @@ public final class NumericAttribute extends Attribute {
     public boolean isFastSearch() { return postings != null; }
 
     /**
-     * Adds to result the documents of the first values in value order (highest first when descending)
-     * until at least count documents are added: whole values at a time, as Vespa's range search with a
+     * Adds to result the documents of the first values in the range in value order (highest first when
+     * descending) until at least count documents are added: whole values at a time, as Vespa's range search with a
      * hit limit walks its dictionary. Requires fast-search.
      */
-    public void addFirstInValueOrder(long count, boolean descending, BitSet result) {
+    public void addFirstInValueOrder(long count, boolean descending, NumericRange range, BitSet result) {
         if (postings == null) throw new IllegalStateException("Attribute '" + name() + "' is not fast-search");
+        NavigableMap<Double, BitSet> values = postings.subMap(range.low(), range.lowInclusive(), range.high(), range.highInclusive());
         long added = 0;
-        for (Map.Entry<Double, BitSet> entry : (descending ? postings.descendingMap() : postings).entrySet()) {
+        for (Map.Entry<Double, BitSet> entry : (descending ? values.descendingMap() : values).entrySet()) {
             if (added >= count) break;
             if (entry.getKey().isNaN()) continue;
             result.or(entry.getValue());

@@ -1,6 +1,8 @@
 package ai.dwell.runtime.match;
 
 import ai.dwell.runtime.index.NumericAttribute;
+import ai.dwell.runtime.index.NumericRange;
+import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
 
 import java.util.BitSet;
 
@@ -38,16 +40,19 @@ public final class MatchPhaseLimiter {
 
     /**
      * Limits the matches of a query over a document id space of docIdLimit local ids (id 0 included, as
-     * proton counts it); the result's hits may be the given set, modified.
+     * proton counts it); the result's hits may be the given set, modified. Where the query restricts the
+     * attribute to a range ({@link RangeLocator}), the best documents are taken within that range.
      */
-    public Limited limit(BitSet matches, int docIdLimit) {
+    public Limited limit(BitSet matches, int docIdLimit, SearchProtocol.QueryTree query) {
         double hitRate = docIdLimit == 0 ? 0 : (double) matches.cardinality() / docIdLimit;
         long wanted = hitRate == 0 ? Integer.MAX_VALUE : (long) Math.min(Integer.MAX_VALUE, Math.max(128.0, maxHits / hitRate));
         long maxFilterDocs = (long) (docIdLimit * maxFilterCoverage);
         if (Math.min(docIdLimit, maxFilterDocs) <= wanted || hitRate < MIN_HIT_RATE)
             return new Limited(matches, false, docIdLimit);
         BitSet best = new BitSet(docIdLimit);
-        attribute.addFirstInValueOrder(wanted, descending, best);
+        NumericRange range = RangeLocator.firstRange(query, attribute.name())
+                                         .orElse(new NumericRange(Double.NEGATIVE_INFINITY, true, Double.POSITIVE_INFINITY, true));
+        attribute.addFirstInValueOrder(wanted, descending, range, best);
         matches.and(best);
         return new Limited(matches, true, best.cardinality());
     }

@@ -158,7 +158,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             UnsupportedSettings.check(profile, query);
             Optional<MatchPhaseLimiter> limiter = MatchPhaseSettings.limiter(profile, query, index);
             if (limiter.isPresent()) {
-                MatchPhaseLimiter.Limited limited = limiter.get().limit(hits, index.lidLimit());
+                MatchPhaseLimiter.Limited limited = limiter.get().limit(hits, index.lidLimit(), request.getQueryTree());
                 hits = limited.hits();
                 if (limited.degraded()) {
                     degraded = true;

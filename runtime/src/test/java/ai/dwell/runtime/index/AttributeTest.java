@@ -11,10 +11,13 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Numeric and string attributes on their own: values, undefined values, term and range matching, postings kept consistent. */
 public class AttributeTest {
+
+    private static final NumericRange ALL = NumericRange.parse("[;]");
 
     @Test
     void numericValuesAndUndefined() {
@@ -43,6 +46,7 @@ public class AttributeTest {
             assertEquals(bits(10), match(attribute, ">90"));
             assertEquals(bits(), match(attribute, "35"));
             assertFalse(attribute.matchTerm("thirty", null, new BitSet()), "not a number");
+            assertThrows(IllegalArgumentException.class, () -> attribute.matchTerm("[10;50;2]", null, new BitSet()), "hit limits are refused");
             BitSet candidates = bits(2, 4, 6);
             BitSet result = new BitSet();
             attribute.matchRange(0, true, 50, true, candidates, result);
@@ -69,17 +73,20 @@ public class AttributeTest {
         int[] values = { 0, 10, 20, 20, 30, 40 }; // lid 0 unused
         for (int lid = 1; lid < values.length; lid++) attribute.set(lid, new IntegerFieldValue(values[lid]));
         BitSet newest = new BitSet();
-        attribute.addFirstInValueOrder(2, true, newest);
+        attribute.addFirstInValueOrder(2, true, ALL, newest);
         assertEquals(bits(4, 5), newest);
         BitSet oldest = new BitSet();
-        attribute.addFirstInValueOrder(2, false, oldest);
+        attribute.addFirstInValueOrder(2, false, ALL, oldest);
         assertEquals(bits(1, 2, 3), oldest, "20 occurs twice: both are taken");
         NumericAttribute floats = new NumericAttribute("f", NumericAttribute.Kind.DOUBLE, true);
         floats.set(1, new DoubleFieldValue(Double.NaN));
         floats.set(2, new DoubleFieldValue(1.0));
         BitSet best = new BitSet();
-        floats.addFirstInValueOrder(1, true, best);
+        floats.addFirstInValueOrder(1, true, ALL, best);
         assertEquals(bits(2), best, "NaN is not a value to order by");
+        BitSet newestBelow30 = new BitSet();
+        attribute.addFirstInValueOrder(1, true, NumericRange.parse("<30"), newestBelow30);
+        assertEquals(bits(2, 3), newestBelow30, "within a range");
     }
 
     @Test

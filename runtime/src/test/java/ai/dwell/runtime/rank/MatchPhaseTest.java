@@ -10,6 +10,8 @@ import com.yahoo.document.DocumentTypeManager;
 import com.yahoo.document.datatypes.IntegerFieldValue;
 import com.yahoo.document.datatypes.LongFieldValue;
 import com.yahoo.document.datatypes.StringFieldValue;
+import com.yahoo.prelude.query.AndItem;
+import com.yahoo.prelude.query.IntItem;
 import com.yahoo.prelude.query.WordItem;
 import com.yahoo.search.Query;
 import org.junit.jupiter.api.AfterAll;
@@ -66,6 +68,25 @@ public class MatchPhaseTest {
             assertTrue(createdAt.get(hit.getGlobalId()) >= oldestAllowed, "only the newest are ranked");
         assertEquals(2000, reply.getActiveDocs());
         assertEquals(201 * 2000 / 2001, reply.getCoverageDocs()); // (covered space + 1) · active / docid limit, as proton
+    }
+
+    @Test
+    void aRangeOnTheAttributeIsWhereTheBestAreTaken() {
+        // As proton's RangeQueryLocator: with created_at < the 1000th newest, the 200 newest of that
+        // range (m1000 ... m1199, 100 of them in "big") are ranked, not the newest of the corpus.
+        Query query = query("50");
+        AndItem and = new AndItem();
+        and.addItem(new WordItem("big", "article_id"));
+        and.addItem(new IntItem("<" + (NOW - 60L * 999), "created_at"));
+        query.getModel().getQueryTree().setRoot(and);
+        SearchProtocol.SearchReply reply = node.search(DwellPackage.request(query, 1000));
+        assertEquals(0, reply.getErrorsCount(), reply.getErrorsList().toString());
+        assertTrue(reply.getDegradedByMatchPhase());
+        assertEquals(100, reply.getTotalHitCount());
+        for (SearchProtocol.Hit hit : reply.getHitsList()) {
+            long created = createdAt.get(hit.getGlobalId());
+            assertTrue(created <= NOW - 60L * 1000 && created >= NOW - 60L * 1198, "the newest in the range: " + (NOW - created) / 60);
+        }
     }
 
     @Test
