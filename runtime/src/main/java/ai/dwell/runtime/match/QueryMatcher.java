@@ -41,15 +41,21 @@ public final class QueryMatcher {
         return new MatchResult(hits, matcher.terms);
     }
 
-    private BitSet evaluate(QueryTreeItem item, boolean ranked) {
+    private BitSet evaluate(QueryTreeItem item, boolean ranked) { return evaluate(item, ranked, active); }
+
+    /**
+     * Evaluates an item. Candidates are the documents the rest of the query still allows where this item
+     * is reached through AND, AND_NOT and RANK: weakAnd scores only those, as proton unpacks only them.
+     */
+    private BitSet evaluate(QueryTreeItem item, boolean ranked, BitSet candidates) {
         return switch (item.getItemCase()) {
             case ITEM_TRUE -> (BitSet) active.clone();
             case ITEM_FALSE -> new BitSet();
-            case ITEM_AND -> and(item.getItemAnd().getChildrenList(), ranked);
+            case ITEM_AND -> and(item.getItemAnd().getChildrenList(), ranked, candidates);
             case ITEM_OR -> or(item.getItemOr().getChildrenList(), ranked);
-            case ITEM_WEAK_AND -> weakAnd(item.getItemWeakAnd(), ranked, active);
-            case ITEM_AND_NOT -> andNot(item.getItemAndNot().getChildrenList(), ranked);
-            case ITEM_RANK -> rank(item.getItemRank().getChildrenList(), ranked);
+            case ITEM_WEAK_AND -> weakAnd(item.getItemWeakAnd(), ranked, candidates);
+            case ITEM_AND_NOT -> andNot(item.getItemAndNot().getChildrenList(), ranked, candidates);
+            case ITEM_RANK -> rank(item.getItemRank().getChildrenList(), ranked, candidates);
             case ITEM_WORD_TERM -> term(item.getItemWordTerm().getProperties(), item.getItemWordTerm().getWord(), ranked);
             case ITEM_EXACTSTRING_TERM -> term(item.getItemExactstringTerm().getProperties(), item.getItemExactstringTerm().getWord(), ranked);
             case ITEM_INTEGER_TERM -> term(item.getItemIntegerTerm().getProperties(), Long.toString(item.getItemIntegerTerm().getNumber()), ranked);
@@ -65,11 +71,11 @@ public final class QueryMatcher {
     }
 
     /** AND, with weakAnd children evaluated last, among the documents the other children allow. */
-    private BitSet and(List<QueryTreeItem> children, boolean ranked) {
+    private BitSet and(List<QueryTreeItem> children, boolean ranked, BitSet candidates) {
         if (children.isEmpty()) return new BitSet();
-        BitSet result = (BitSet) active.clone();
+        BitSet result = (BitSet) candidates.clone();
         for (QueryTreeItem child : children)
-            if (child.getItemCase() != QueryTreeItem.ItemCase.ITEM_WEAK_AND) result.and(evaluate(child, ranked));
+            if (child.getItemCase() != QueryTreeItem.ItemCase.ITEM_WEAK_AND) result.and(evaluate(child, ranked, result));
         for (QueryTreeItem child : children)
             if (child.getItemCase() == QueryTreeItem.ItemCase.ITEM_WEAK_AND) result.and(weakAnd(child.getItemWeakAnd(), ranked, result));
         return result;
@@ -106,17 +112,22 @@ public final class QueryMatcher {
         return result;
     }
 
-    private BitSet andNot(List<QueryTreeItem> children, boolean ranked) {
+    /** AND_NOT: the first child, among the candidates none of the others match. */
+    private BitSet andNot(List<QueryTreeItem> children, boolean ranked, BitSet candidates) {
         if (children.isEmpty()) return new BitSet();
-        BitSet result = evaluate(children.get(0), ranked);
-        for (QueryTreeItem negative : children.subList(1, children.size())) result.andNot(evaluate(negative, false));
+        BitSet excluded = new BitSet();
+        for (QueryTreeItem negative : children.subList(1, children.size())) excluded.or(evaluate(negative, false));
+        BitSet allowed = (BitSet) candidates.clone();
+        allowed.andNot(excluded);
+        BitSet result = evaluate(children.get(0), ranked, allowed);
+        result.andNot(excluded);
         return result;
     }
 
     /** RANK: the first child decides what matches; the others only contribute terms to ranking. */
-    private BitSet rank(List<QueryTreeItem> children, boolean ranked) {
+    private BitSet rank(List<QueryTreeItem> children, boolean ranked, BitSet candidates) {
         if (children.isEmpty()) return new BitSet();
-        BitSet result = evaluate(children.get(0), ranked);
+        BitSet result = evaluate(children.get(0), ranked, candidates);
         for (QueryTreeItem other : children.subList(1, children.size())) evaluate(other, ranked);
         return result;
     }

@@ -16,6 +16,7 @@ import com.yahoo.prelude.query.Item;
 import com.yahoo.prelude.query.NotItem;
 import com.yahoo.prelude.query.PhraseItem;
 import com.yahoo.prelude.query.RankItem;
+import com.yahoo.prelude.query.WeakAndItem;
 import com.yahoo.prelude.query.WordItem;
 import com.yahoo.search.Query;
 import org.junit.jupiter.api.BeforeEach;
@@ -125,6 +126,24 @@ public class QueryMatcherTest {
         assertEquals(List.of("c2"), matches(new WordItem("fox", "text")));
         assertEquals(3, text.documentCount());
         assertEquals((3 + 4 + 2) / 3.0, text.averageFieldLength(), 1e-9);
+    }
+
+    @Test
+    void weakAndScoresOnlyWhatTheRestOfTheQueryAllows() {
+        for (int i = 0; i < 4; i++) put("x" + i, "a8", "alpha beta", 0); // would fill a heap of 4 with the best score
+        for (int i = 0; i < 4; i++) put("y" + i, "a9", "alpha gamma", 0);
+        WeakAndItem weakAnd = new WeakAndItem(4);
+        weakAnd.addItem(new WordItem("alpha", "text"));
+        weakAnd.addItem(new WordItem("beta", "text"));
+        AndItem and = new AndItem();
+        and.addItem(weakAnd);
+        and.addItem(new WordItem("a9", "article_id"));
+        assertEquals(List.of("y0", "y1", "y2", "y3"), matches(and));
+        NotItem not = new NotItem();
+        not.addPositiveItem(weakAnd);
+        not.addNegativeItem(new WordItem("a8", "article_id"));
+        assertEquals(List.of("y0", "y1", "y2", "y3"), matches(not));
+        assertEquals(List.of("x0", "x1", "x2", "x3"), matches(weakAnd), "alone, the first four fill the heap and the rest score too low");
     }
 
     @Test
