@@ -116,6 +116,26 @@ public final class NumericAttribute extends Attribute {
         }
     }
 
+    /** Whether this has a dictionary of values (attribute: fast-search). */
+    public boolean isFastSearch() { return postings != null; }
+
+    /**
+     * Adds to result the documents of the first values in the range in value order (highest first when
+     * descending) until at least count documents are added: whole values at a time, as Vespa's range search with a
+     * hit limit walks its dictionary. Requires fast-search.
+     */
+    public void addFirstInValueOrder(long count, boolean descending, NumericRange range, BitSet result) {
+        if (postings == null) throw new IllegalStateException("Attribute '" + name() + "' is not fast-search");
+        NavigableMap<Double, BitSet> values = postings.subMap(range.low(), range.lowInclusive(), range.high(), range.highInclusive());
+        long added = 0;
+        for (Map.Entry<Double, BitSet> entry : (descending ? values.descendingMap() : values).entrySet()) {
+            if (added >= count) break;
+            if (entry.getKey().isNaN()) continue;
+            result.or(entry.getValue());
+            added += entry.getValue().cardinality();
+        }
+    }
+
     private void ensure(int lid) {
         if (kind.integral() && lid >= longs.length) longs = Arrays.copyOf(longs, grow(longs.length, lid));
         if ( ! kind.integral() && lid >= doubles.length) doubles = Arrays.copyOf(doubles, grow(doubles.length, lid));

@@ -26,15 +26,13 @@ public final class TextIndex {
     /** The occurrences of one term. */
     public static final class Postings {
         private final BitSet documents = new BitSet();
-        private final Map<Integer, int[]> positions = new HashMap<>();
+        private final LidPositions positions = new LidPositions();
 
         public BitSet documents() { return documents; }
         /** Positions of the term in the document, ascending; empty if it does not occur. */
-        public int[] positions(int lid) { return positions.getOrDefault(lid, EMPTY); }
+        public int[] positions(int lid) { return positions.get(lid); }
         public int documentCount() { return documents.cardinality(); }
     }
-
-    private static final int[] EMPTY = new int[0];
 
     private final String field;
     private final Map<String, Postings> terms = new HashMap<>();

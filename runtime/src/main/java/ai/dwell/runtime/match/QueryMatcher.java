@@ -17,8 +17,7 @@ import java.util.Optional;
  * one document index, with bitset algebra over postings: attribute postings for fast-search attributes
  * (a column scan otherwise), and inverted-index postings with positions for indexed fields.
  *
- * Supported items: TRUE, FALSE, AND, OR, AND_NOT, RANK, WEAK_AND (matched as OR, i.e. exhaustively;
- * Vespa's weakAnd may return fewer of these documents), word, exact-string, integer and floating-point
+ * Supported items: TRUE, FALSE, AND, OR, AND_NOT, RANK, WEAK_AND (WAND with targetHits, see {@link WeakAnd}), word, exact-string, integer and floating-point
  * terms (on attributes and indexes, numeric terms may be ranges "[a;b]", "&lt;a", "&gt;a"), integer and
  * floating-point ranges (without range limits), PHRASE on indexed fields, STRING_IN and NUMERIC_IN.
  * Anything else throws {@link UnsupportedQueryException} naming the item.
@@ -42,15 +41,21 @@ public final class QueryMatcher {
         return new MatchResult(hits, matcher.terms);
     }
 
-    private BitSet evaluate(QueryTreeItem item, boolean ranked) {
+    private BitSet evaluate(QueryTreeItem item, boolean ranked) { return evaluate(item, ranked, active); }
+
+    /**
+     * Evaluates an item. Candidates are the documents the rest of the query still allows where this item
+     * is reached through AND, AND_NOT and RANK: weakAnd scores only those, as proton unpacks only them.
+     */
+    private BitSet evaluate(QueryTreeItem item, boolean ranked, BitSet candidates) {
         return switch (item.getItemCase()) {
             case ITEM_TRUE -> (BitSet) active.clone();
             case ITEM_FALSE -> new BitSet();
-            case ITEM_AND -> and(item.getItemAnd().getChildrenList(), ranked);
+            case ITEM_AND -> and(item.getItemAnd().getChildrenList(), ranked, candidates);
             case ITEM_OR -> or(item.getItemOr().getChildrenList(), ranked);
-            case ITEM_WEAK_AND -> or(item.getItemWeakAnd().getChildrenList(), ranked);
-            case ITEM_AND_NOT -> andNot(item.getItemAndNot().getChildrenList(), ranked);
-            case ITEM_RANK -> rank(item.getItemRank().getChildrenList(), ranked);
+            case ITEM_WEAK_AND -> weakAnd(item.getItemWeakAnd(), ranked, candidates);
+            case ITEM_AND_NOT -> andNot(item.getItemAndNot().getChildrenList(), ranked, candidates);
+            case ITEM_RANK -> rank(item.getItemRank().getChildrenList(), ranked, candidates);
             case ITEM_WORD_TERM -> term(item.getItemWordTerm().getProperties(), item.getItemWordTerm().getWord(), ranked);
             case ITEM_EXACTSTRING_TERM -> term(item.getItemExactstringTerm().getProperties(), item.getItemExactstringTerm().getWord(), ranked);
             case ITEM_INTEGER_TERM -> term(item.getItemIntegerTerm().getProperties(), Long.toString(item.getItemIntegerTerm().getNumber()), ranked);
@@ -65,13 +70,40 @@ public final class QueryMatcher {
         };
     }
 
-    private BitSet and(List<QueryTreeItem> children, boolean ranked) {
-        BitSet result = null;
-        for (QueryTreeItem child : children) {
-            BitSet hits = evaluate(child, ranked);
-            if (result == null) result = hits; else result.and(hits);
+    /** AND, with weakAnd children evaluated last, among the documents the other children allow. */
+    private BitSet and(List<QueryTreeItem> children, boolean ranked, BitSet candidates) {
+        if (children.isEmpty()) return new BitSet();
+        BitSet result = (BitSet) candidates.clone();
+        for (QueryTreeItem child : children)
+            if (child.getItemCase() != QueryTreeItem.ItemCase.ITEM_WEAK_AND) result.and(evaluate(child, ranked, result));
+        for (QueryTreeItem child : children)
+            if (child.getItemCase() == QueryTreeItem.ItemCase.ITEM_WEAK_AND) result.and(weakAnd(child.getItemWeakAnd(), ranked, result));
+        return result;
+    }
+
+    private BitSet weakAnd(SearchProtocol.ItemWeakAnd weakAnd, boolean ranked, BitSet candidates) {
+        List<QueryTreeItem> children = weakAnd.getChildrenList();
+        BitSet[] hits = new BitSet[children.size()];
+        int[] weights = new int[children.size()];
+        for (int i = 0; i < hits.length; i++) {
+            hits[i] = evaluate(children.get(i), ranked);
+            hits[i].and(active);
+            weights[i] = weight(children.get(i));
         }
-        return result == null ? new BitSet() : result;
+        return WeakAnd.match(hits, weights, weakAnd.getTargetNumHits(), index.lidLimit(), candidates);
+    }
+
+    /** The weight of a term item (100 unless set), as weakAnd weighs its children. */
+    private static int weight(QueryTreeItem item) {
+        SearchProtocol.TermItemProperties properties = switch (item.getItemCase()) {
+            case ITEM_WORD_TERM -> item.getItemWordTerm().getProperties();
+            case ITEM_EXACTSTRING_TERM -> item.getItemExactstringTerm().getProperties();
+            case ITEM_INTEGER_TERM -> item.getItemIntegerTerm().getProperties();
+            case ITEM_FLOATING_POINT_TERM -> item.getItemFloatingPointTerm().getProperties();
+            case ITEM_PHRASE -> item.getItemPhrase().getProperties();
+            default -> null;
+        };
+        return properties != null && properties.hasItemWeight() ? properties.getItemWeight() : 100;
     }
 
     private BitSet or(List<QueryTreeItem> children, boolean ranked) {
@@ -80,17 +112,22 @@ public final class QueryMatcher {
         return result;
     }
 
-    private BitSet andNot(List<QueryTreeItem> children, boolean ranked) {
+    /** AND_NOT: the first child, among the candidates none of the others match. */
+    private BitSet andNot(List<QueryTreeItem> children, boolean ranked, BitSet candidates) {
         if (children.isEmpty()) return new BitSet();
-        BitSet result = evaluate(children.get(0), ranked);
-        for (QueryTreeItem negative : children.subList(1, children.size())) result.andNot(evaluate(negative, false));
+        BitSet excluded = new BitSet();
+        for (QueryTreeItem negative : children.subList(1, children.size())) excluded.or(evaluate(negative, false));
+        BitSet allowed = (BitSet) candidates.clone();
+        allowed.andNot(excluded);
+        BitSet result = evaluate(children.get(0), ranked, allowed);
+        result.andNot(excluded);
         return result;
     }
 
     /** RANK: the first child decides what matches; the others only contribute terms to ranking. */
-    private BitSet rank(List<QueryTreeItem> children, boolean ranked) {
+    private BitSet rank(List<QueryTreeItem> children, boolean ranked, BitSet candidates) {
         if (children.isEmpty()) return new BitSet();
-        BitSet result = evaluate(children.get(0), ranked);
+        BitSet result = evaluate(children.get(0), ranked, candidates);
         for (QueryTreeItem other : children.subList(1, children.size())) evaluate(other, ranked);
         return result;
     }

@@ -11,4 +11,9 @@ final class AttributeNode extends ScalarNode {
 
     @Override double number(int lid) { return attribute.number(lid); }
 
+    @Override void numbers(Batch batch, double[] out) {
+        int[] lids = batch.lids();
+        for (int k = 0; k < batch.count(); k++) out[k] = attribute.number(lids[k]);
+    }
+
 }

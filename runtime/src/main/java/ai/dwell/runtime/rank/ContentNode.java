@@ -3,6 +3,7 @@ package ai.dwell.runtime.rank;
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.index.SchemaConfigs;
+import ai.dwell.runtime.match.MatchPhaseLimiter;
 import ai.dwell.runtime.match.MatchResult;
 import ai.dwell.runtime.match.QueryMatcher;
 import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
@@ -19,6 +20,7 @@ import com.yahoo.tensor.serialization.TypedBinaryFormat;
 import com.yahoo.vespa.config.search.SummaryConfig;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -146,19 +148,34 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
                 .filter(index -> assets.get(index.name()).profile(profileName).isPresent()).toList();
         if (searched.isEmpty())
             throw new UnsupportedFeatureException("No rank profile '" + profileName + "' in " + (request.getDocumentType().isEmpty() ? "any schema" : "schema '" + request.getDocumentType() + "'"));
+        long active = activeDocumentsUnlocked();
+        long covered = active;
+        boolean degraded = false;
         for (DocumentIndex index : searched) {
             RankProfile profile = assets.get(index.name()).profile(profileName).get();
             MatchResult match = QueryMatcher.match(index, request.getQueryTree());
-            total += match.hitCount();
+            BitSet hits = match.hits();
+            UnsupportedSettings.check(profile, query);
+            Optional<MatchPhaseLimiter> limiter = MatchPhaseSettings.limiter(profile, query, index);
+            if (limiter.isPresent()) {
+                MatchPhaseLimiter.Limited limited = limiter.get().limit(hits, index.lidLimit(), request.getQueryTree());
+                hits = limited.hits();
+                if (limited.degraded()) {
+                    degraded = true;
+                    covered -= index.documentCount() - coveredDocuments(index, limited.coveredDocIdSpace());
+                }
+            }
+            total += hits.cardinality();
             RankProgram program = new RankProgram(profile, assets.get(index.name()), index, match.terms(), query);
             programs.put(index.name(), program);
             int rerank = query.string("vespa.hitcollector.heapsize").map(Integer::parseInt).orElse(profile.rerankCount());
-            all.addAll(Ranker.rank(index.name(), program, match.hits(), rerank));
+            Ranker.Ranked ranked = Ranker.rank(index.name(), program, hits, rerank);
+            int wanted = (int) Math.min(ranked.size(), (long) request.getOffset() + request.getHits());
+            for (int i = 0; i < wanted; i++) all.add(new RankedHit(index.name(), ranked.lids()[i], ranked.relevance()[i]));
         }
         all.sort(Comparator.comparingDouble(RankedHit::relevance).reversed());
-        long active = activeDocumentsUnlocked();
-        var reply = SearchProtocol.SearchReply.newBuilder().setTotalHitCount(total)
-                                              .setCoverageDocs(active).setActiveDocs(active).setTargetActiveDocs(active);
+        var reply = SearchProtocol.SearchReply.newBuilder().setTotalHitCount(total).setDegradedByMatchPhase(degraded)
+                                              .setCoverageDocs(covered).setActiveDocs(active).setTargetActiveDocs(active);
         int from = Math.min(request.getOffset(), all.size()), to = (int) Math.min((long) request.getOffset() + request.getHits(), all.size());
         List<String> featureNames = null;
         Map<String, List<RankProgram.OutputFeature>> featuresByType = new LinkedHashMap<>();
@@ -178,6 +195,13 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             reply.addHits(protoHit);
         }
         return reply.build();
+    }
+
+    /** The active documents a covered document id space stands for, as proton's updateCoverage scales it. */
+    private static long coveredDocuments(DocumentIndex index, long coveredSpace) {
+        long space = Math.max(1, index.lidLimit());
+        long estimate = coveredSpace >= space ? space : coveredSpace + 1;
+        return estimate * index.documentCount() / space;
     }
 
     private static SearchProtocol.Feature feature(Node node, int lid) {

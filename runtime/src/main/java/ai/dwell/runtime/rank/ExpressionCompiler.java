@@ -19,10 +19,12 @@ import com.yahoo.searchlib.rankingexpression.rule.OperationNode;
 import com.yahoo.searchlib.rankingexpression.rule.Operator;
 import com.yahoo.searchlib.rankingexpression.rule.ReferenceNode;
 import com.yahoo.searchlib.rankingexpression.rule.TensorFunctionNode;
+import com.yahoo.tensor.IndexedTensor;
 import com.yahoo.tensor.Tensor;
 import com.yahoo.tensor.TensorAddress;
 import com.yahoo.tensor.TensorType;
 import com.yahoo.tensor.functions.DynamicTensor;
+import com.yahoo.tensor.functions.Generate;
 import com.yahoo.tensor.functions.Join;
 import com.yahoo.tensor.functions.Reduce;
 import com.yahoo.tensor.functions.TensorFunction;
@@ -32,6 +34,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,7 +60,9 @@ final class ExpressionCompiler {
     private final Map<String, Node> features = new HashMap<>();
     private final Set<String> compiling = new HashSet<>();
     private final Map<String, OnnxNode.Run> onnxRuns = new HashMap<>();
-    private final ScalarNode.Slot firstPhase = new ScalarNode.Slot();
+    private final ScalarNode.FirstPhase firstPhase = new ScalarNode.FirstPhase();
+    /** The nodes of query(name) features that the profile does not declare in inputs, with their names. */
+    private final Map<Node, String> undeclaredQueries = new IdentityHashMap<>();
 
     ExpressionCompiler(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms, QueryProperties query) {
         this.profile = profile;
@@ -66,9 +71,6 @@ final class ExpressionCompiler {
         this.terms = terms;
         this.query = query;
     }
-
-    /** The slot the ranker fills with each document's first-phase score before second-phase evaluation. */
-    ScalarNode.Slot firstPhaseSlot() { return firstPhase; }
 
     /** The compiled node of a feature, by its full name, e.g. "attribute(upvotes)" or "rankingExpression(nn_input)". */
     Node feature(String name) {
@@ -114,9 +116,10 @@ final class ExpressionCompiler {
         if (feature.arguments().isEmpty() && feature.output() == null && profile.functions().containsKey(name)) return function(name, feature);
         return switch (name) {
             case "attribute" -> attribute(feature.argument());
-            case "query" -> ConstantNode.of(QueryValues.of(feature.argument(), profile, query));
+            case "query" -> queryFeature(feature.argument());
             case "constant" -> ConstantNode.of(new TensorValue(assets.constant(feature.argument())
                     .orElseThrow(() -> unsupported("constant(" + feature.argument() + ") is not defined"))));
+            case "value" -> new ScalarNode.Constant(Double.parseDouble(feature.argument()));
             case "now" -> new ScalarNode.Constant(QueryValues.now(profile, query));
             case "age" -> age(feature.argument());
             case "freshness" -> freshness(feature);
@@ -126,7 +129,9 @@ final class ExpressionCompiler {
             case "nativeRank" -> nativeRank(feature);
             case "firstPhase" -> firstPhase;
             case "onnx", "onnxModel" -> onnx(feature);
-            default -> throw unsupported("feature '" + feature + "' is not supported by this content engine");
+            default -> throw unsupported(feature.arguments().isEmpty() && feature.output() == null
+                                         ? "'" + name + "' is neither a function of the profile nor a feature this content engine supports"
+                                         : "feature '" + feature + "' is not supported by this content engine");
         };
     }
 
@@ -135,6 +140,20 @@ final class ExpressionCompiler {
         if (body == null) throw unsupported("function '" + name + "' (" + feature + ") is not defined");
         Node node = compile(body);
         return node.type().rank() == 0 && ! node.isConstant() ? new ScalarNode.Cached(node) : node;
+    }
+
+    private Node queryFeature(String name) {
+        Node node = ConstantNode.of(QueryValues.of(name, profile, query));
+        if (profile.queryType(name).isEmpty()) undeclaredQueries.put(node, name);
+        return node;
+    }
+
+    /** Vespa reads an undeclared query(name) as a number: using one as a tensor is an error, not a silent 0. */
+    private Node requireTensorInput(Node node) {
+        String undeclared = undeclaredQueries.get(node);
+        if (undeclared != null)
+            throw unsupported("query(" + undeclared + ") is used as a tensor but not declared in the profile's inputs, so Vespa reads it as a number");
+        return node;
     }
 
     private Node attribute(String name) {
@@ -172,12 +191,24 @@ final class ExpressionCompiler {
         OnnxModel model = assets.model(modelName).orElseThrow(() -> unsupported("onnx(" + modelName + "): no such model"));
         OnnxNode.Run run = onnxRuns.computeIfAbsent(modelName, k -> {
             Map<String, Node> inputs = new LinkedHashMap<>();
-            model.inputSources().forEach((input, source) -> inputs.put(input, feature(source)));
+            model.inputSources().forEach((input, source) -> inputs.put(input, onnxInput(model, input, source)));
             return new OnnxNode.Run(model, inputs);
         });
         String output = model.modelOutput(feature.output());
         TensorType type = model.evaluator().getOutputInfo().get(output);
+        if (type == null) throw unsupported("onnx(" + modelName + "): the model file has no output '" + output + "'; it has " + model.evaluator().getOutputInfo().keySet());
         return new OnnxNode(run, output, type);
+    }
+
+    /** The compiled source of an ONNX model input, checked against the input's type in the model file. */
+    private Node onnxInput(OnnxModel model, String input, String source) {
+        TensorType expected = model.inputTypes().get(input);
+        if (expected == null) throw unsupported("onnx(" + model.name() + "): the model file has no input '" + input + "'; it has " + model.inputTypes().keySet());
+        Node node = requireTensorInput(feature(source));
+        if ( ! OnnxModel.fits(node.type(), expected))
+            throw unsupported("onnx(" + model.name() + "): input '" + input + "' is bound to " + source + " of type " + node.type()
+                              + ", but the model expects " + expected);
+        return node;
     }
 
     private TextIndex textIndex(String field) {
@@ -190,8 +221,10 @@ final class ExpressionCompiler {
 
     private Node compileIf(IfNode ifNode) {
         Node condition = compile(ifNode.getCondition());
-        if (condition.isConstant()) return compile(condition.number(0) != 0 ? ifNode.getTrueExpression() : ifNode.getFalseExpression());
         Node whenTrue = compile(ifNode.getTrueExpression()), whenFalse = compile(ifNode.getFalseExpression());
+        if (whenTrue.type().rank() > 0) requireTensorInput(whenFalse);
+        if (whenFalse.type().rank() > 0) requireTensorInput(whenTrue);
+        if (condition.isConstant()) return condition.number(0) != 0 ? whenTrue : whenFalse;
         if (condition.type().rank() == 0 && whenTrue.type().rank() == 0 && whenFalse.type().rank() == 0)
             return new ScalarNode.If(condition, whenTrue, whenFalse);
         return generic(ifNode);
@@ -255,15 +288,50 @@ final class ExpressionCompiler {
     private Node compileTensorFunction(TensorFunctionNode node) {
         TensorFunction<?> function = node.function();
         if (function instanceof DynamicTensor<?> dynamic) return compileDynamicTensor(node, dynamic);
-        List<Node> children = node.children().stream().map(this::compile).toList();
+        List<Node> children = node.children().stream().map(this::compile).map(this::requireTensorInput).toList();
         if (children.stream().allMatch(Node::isConstant)) return fold(node);
         if (function instanceof Join<?> join) {
             Optional<Node> dense = xwPlusB(node, join, children);
             if (dense.isPresent()) return dense.get();
         }
-        if (function instanceof Reduce<?> && children.get(0) instanceof VectorNode vector && isFullSum(node))
-            return new VectorNode.Sum(vector);
-        return generic(node);
+        if (function instanceof Reduce<?> && children.get(0) instanceof DenseCells dense && isFullSum(node))
+            return new VectorNode.Sum(dense);
+        return gather(node).orElseGet(() -> generic(node));
+    }
+
+    /**
+     * A tensor generator of one varying dense feature that only moves its cells around (a reshape, rename
+     * or slice) becomes a {@link DenseGather}: found by evaluating it with the feature's cells replaced by
+     * 1, 2, 3, ... and again by 2, 4, 6, ..., and reading which source cell each output cell took.
+     */
+    private Optional<Node> gather(TensorFunctionNode node) {
+        if ( ! (node.function() instanceof Generate<?> generate)) return Optional.empty();
+        Set<String> dimensions = generate.type(null).dimensionNames();
+        List<String> varying = references(node).stream().filter(name -> ! dimensions.contains(name))
+                                                .filter(name -> ! feature(name).isConstant()).toList();
+        if (varying.size() != 1 || ! (feature(varying.get(0)) instanceof DenseCells dense)) return Optional.empty();
+        String name = varying.get(0);
+        TensorType sourceType = feature(name).type();
+        if (sourceType.dimensions().stream().anyMatch(d -> ! d.isIndexed() || d.size().isEmpty())) return Optional.empty();
+        Tensor once = probe(node, name, sourceType, 1), twice = probe(node, name, sourceType, 2);
+        if ( ! (once instanceof IndexedTensor first) || ! (twice instanceof IndexedTensor second)
+             || first.type().dimensions().stream().anyMatch(d -> d.size().isEmpty())) return Optional.empty();
+        int[] sources = new int[(int) first.size()];
+        for (int c = 0; c < sources.length; c++) {
+            double value = first.get(c);
+            int source = (int) value - 1;
+            if (value != source + 1 || source < 0 || source >= dense.cellCount() || second.get(c) != 2 * value) return Optional.empty();
+            sources[c] = source;
+        }
+        return Optional.of(new DenseGather(first.type(), dense, sources));
+    }
+
+    private Tensor probe(TensorFunctionNode node, String name, TensorType type, int scale) {
+        IndexedTensor.BoundBuilder builder = (IndexedTensor.BoundBuilder) Tensor.Builder.of(type);
+        for (int c = 0; c < type.dimensions().stream().mapToLong(d -> d.size().get()).reduce(1, (a, b) -> a * b); c++)
+            builder.cellByDirectIndex(c, scale * (c + 1));
+        Node probe = new ConstantNode(new TensorValue(builder.build()));
+        return new GenericNode(node, feature -> feature.equals(name) ? probe : feature(feature)).tensor(0);
     }
 
     /** tensor(x[n]):{...} of numbers over one bound dimension becomes a vector of compiled cells. */

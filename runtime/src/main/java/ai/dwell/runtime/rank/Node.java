@@ -24,6 +24,15 @@ abstract class Node {
     /** The value as a tensor. */
     abstract Tensor tensor(int lid);
 
+    /**
+     * The value as a number for each document of a block: out[k] for batch.lids()[k]. This default
+     * evaluates document by document; nodes on the hot path override it with one loop over the block.
+     */
+    void numbers(Batch batch, double[] out) {
+        int[] lids = batch.lids();
+        for (int k = 0; k < batch.count(); k++) out[k] = number(lids[k]);
+    }
+
     /** The value as searchlib's evaluator sees it. */
     Value value(int lid) {
         return type().rank() == 0 ? new DoubleValue(number(lid)) : new TensorValue(tensor(lid));

@@ -29,6 +29,9 @@ public final class QueryProperties {
         for (var property : tensorFeatureOverrides) tensors.put(property.getName(), property.getValue().toByteArray());
     }
 
+    /** No properties: what verification compiles rank profiles with. */
+    public static QueryProperties none() { return new QueryProperties(List.of(), List.of(), List.of(), List.of()); }
+
     public static QueryProperties of(SearchProtocol.SearchRequest request) {
         return new QueryProperties(request.getRankPropertiesList(), request.getTensorRankPropertiesList(),
                                    request.getFeatureOverridesList(), request.getTensorFeatureOverridesList());

@@ -5,7 +5,6 @@ import ai.dwell.runtime.match.QueryTerm;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * A rank profile compiled for one query over one document index: first and second phase, and the
@@ -30,24 +29,40 @@ final class RankProgram {
 
     RankProfile profile() { return profile; }
 
-    double firstPhase(int lid) { return firstPhase.number(lid); }
+    /** The number of documents whose first-phase scores are computed in one block. */
+    private static final int FIRST_PHASE_BLOCK = 4096;
+
+    private final Batch batch = new Batch();
+    private double[] block = new double[0];
+
+    /** Computes the first-phase scores of lids[0..count) into scores, a block of documents at a time. */
+    void firstPhase(int[] lids, int count, double[] scores) {
+        block = Batch.atLeast(block, Math.min(count, FIRST_PHASE_BLOCK));
+        for (int from = 0; from < count; from += FIRST_PHASE_BLOCK) {
+            int n = Math.min(FIRST_PHASE_BLOCK, count - from);
+            batch.start(n);
+            System.arraycopy(lids, from, batch.lids(), 0, n);
+            firstPhase.numbers(batch, block);
+            System.arraycopy(block, 0, scores, from, n);
+        }
+    }
 
     boolean hasSecondPhase() { return secondPhase != null; }
 
-    /** The second-phase score of a document, given its first-phase score. */
-    double secondPhase(int lid, double firstPhaseScore) {
-        compiler.firstPhaseSlot().value = firstPhaseScore;
-        return secondPhase.number(lid);
+    /**
+     * Computes the second-phase scores of all the given documents (the rerank window) in one block,
+     * given their first-phase scores, into scores.
+     */
+    void secondPhase(int[] lids, double[] firstPhaseScores, int count, double[] scores) {
+        batch.start(count);
+        System.arraycopy(lids, 0, batch.lids(), 0, count);
+        System.arraycopy(firstPhaseScores, 0, batch.firstPhase(), 0, count);
+        secondPhase.numbers(batch, scores);
     }
 
     List<OutputFeature> matchFeatures() { return outputs(profile.matchFeatures()); }
 
     List<OutputFeature> summaryFeatures() { return outputs(profile.summaryFeatures()); }
-
-    /** Sets the first-phase score that features referencing firstPhase read. */
-    void setFirstPhase(double score) { compiler.firstPhaseSlot().value = score; }
-
-    Optional<Node> secondPhaseNode() { return Optional.ofNullable(secondPhase); }
 
     private List<OutputFeature> outputs(List<String> names) {
         List<OutputFeature> features = new ArrayList<>();

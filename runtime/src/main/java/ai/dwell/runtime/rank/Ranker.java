@@ -1,58 +1,66 @@
 package ai.dwell.runtime.rank;
 
-import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.List;
 
 /**
  * Multi-phase ranking of the matches in one index: the first phase over all matches, the second phase
  * over the best rerank-count of them (the profile's vespa.hitcollector.heapsize, or the request's
- * override). Hits that were not reranked keep their first-phase order below the reranked ones: their
- * scores are shifted down so that the best of them is just below the lowest second-phase score
- * (Vespa rescales them linearly instead).
+ * override), all of that window in one block. Hits that were not reranked keep their first-phase order
+ * below the reranked ones: their scores are shifted down so that the best of them is just below the
+ * lowest second-phase score (Vespa rescales them linearly instead). Works on primitive arrays only.
  */
 final class Ranker {
 
-    private Ranker() {}
-
-    static List<RankedHit> rank(String documentType, RankProgram program, BitSet matches, int rerankCount) {
-        int n = matches.cardinality();
-        int[] lids = new int[n];
-        double[] scores = new double[n];
-        int i = 0;
-        for (int lid = matches.nextSetBit(0); lid >= 0; lid = matches.nextSetBit(lid + 1)) {
-            lids[i] = lid;
-            scores[i++] = program.firstPhase(lid);
-        }
-        Integer[] order = byScore(scores);
-        List<RankedHit> hits = new ArrayList<>(n);
-        if ( ! program.hasSecondPhase() || rerankCount <= 0) {
-            for (Integer k : order) hits.add(new RankedHit(documentType, lids[k], scores[k]));
-            return hits;
-        }
-        int reranked = Math.min(rerankCount, n);
-        double[] second = new double[reranked];
-        double lowestSecond = Double.POSITIVE_INFINITY;
-        for (int r = 0; r < reranked; r++) {
-            int k = order[r];
-            second[r] = program.secondPhase(lids[k], scores[k]);
-            lowestSecond = Math.min(lowestSecond, second[r]);
-        }
-        Integer[] secondOrder = byScore(second);
-        for (Integer r : secondOrder) hits.add(new RankedHit(documentType, lids[order[r]], second[r]));
-        if (reranked < n) {
-            double bestRest = scores[order[reranked]];
-            double shift = bestRest >= lowestSecond ? lowestSecond - bestRest - Math.ulp(lowestSecond) : 0;
-            for (int r = reranked; r < n; r++) hits.add(new RankedHit(documentType, lids[order[r]], scores[order[r]] + shift));
-        }
-        return hits;
+    /** The matches of one index, best first: local ids and their relevance. */
+    record Ranked(String documentType, int[] lids, double[] relevance) {
+        int size() { return lids.length; }
     }
 
-    private static Integer[] byScore(double[] scores) {
-        Integer[] order = new Integer[scores.length];
-        for (int i = 0; i < order.length; i++) order[i] = i;
-        java.util.Arrays.sort(order, (a, b) -> Double.compare(scores[b], scores[a]));
-        return order;
+    private Ranker() {}
+
+    static Ranked rank(String documentType, RankProgram program, BitSet matches, int rerankCount) {
+        int n = matches.cardinality();
+        int[] lids = new int[n];
+        int i = 0;
+        for (int lid = matches.nextSetBit(0); lid >= 0; lid = matches.nextSetBit(lid + 1)) lids[i++] = lid;
+        double[] scores = new double[n];
+        program.firstPhase(lids, n, scores);
+        int[] order = ScoreOrder.descending(scores, n);
+        int[] rankedLids = new int[n];
+        double[] relevance = new double[n];
+        int reranked = program.hasSecondPhase() ? Math.max(0, Math.min(rerankCount, n)) : 0;
+        if (reranked > 0) {
+            int[] windowLids = new int[reranked];
+            double[] windowFirst = new double[reranked];
+            for (int r = 0; r < reranked; r++) {
+                windowLids[r] = lids[order[r]];
+                windowFirst[r] = scores[order[r]];
+            }
+            double[] second = new double[reranked];
+            program.secondPhase(windowLids, windowFirst, reranked, second);
+            int[] secondOrder = ScoreOrder.descending(second, reranked);
+            double lowestSecond = Double.POSITIVE_INFINITY;
+            for (int r = 0; r < reranked; r++) {
+                rankedLids[r] = windowLids[secondOrder[r]];
+                relevance[r] = second[secondOrder[r]];
+                lowestSecond = Math.min(lowestSecond, relevance[r]);
+            }
+            if (reranked < n) {
+                double bestRest = scores[order[reranked]];
+                double shift = bestRest >= lowestSecond ? lowestSecond - bestRest - Math.ulp(lowestSecond) : 0;
+                for (int r = reranked; r < n; r++) {
+                    rankedLids[r] = lids[order[r]];
+                    relevance[r] = scores[order[r]] + shift;
+                }
+            }
+        }
+        else {
+            for (int r = 0; r < n; r++) {
+                rankedLids[r] = lids[order[r]];
+                relevance[r] = scores[order[r]];
+            }
+        }
+        return new Ranked(documentType, rankedLids, relevance);
     }
 
 }

@@ -19,6 +19,7 @@ abstract class ScalarNode extends Node {
         Constant(double value) { this.value = value; }
         @Override boolean isConstant() { return true; }
         @Override double number(int lid) { return value; }
+        @Override void numbers(Batch batch, double[] out) { java.util.Arrays.fill(out, 0, batch.count(), value); }
     }
 
     /** An operator on two numbers. */
@@ -26,7 +27,15 @@ abstract class ScalarNode extends Node {
         private final Node left, right;
         private final DoubleBinaryOperator operator;
         Binary(Node left, Node right, DoubleBinaryOperator operator) { this.left = left; this.right = right; this.operator = operator; }
+        private double[] rightValues = new double[0];
         @Override double number(int lid) { return operator.applyAsDouble(left.number(lid), right.number(lid)); }
+        @Override void numbers(Batch batch, double[] out) {
+            int n = batch.count();
+            rightValues = Batch.atLeast(rightValues, n);
+            left.numbers(batch, out);
+            right.numbers(batch, rightValues);
+            for (int k = 0; k < n; k++) out[k] = operator.applyAsDouble(out[k], rightValues[k]);
+        }
     }
 
     /** A function of one number. */
@@ -35,13 +44,27 @@ abstract class ScalarNode extends Node {
         private final DoubleUnaryOperator function;
         Unary(Node argument, DoubleUnaryOperator function) { this.argument = argument; this.function = function; }
         @Override double number(int lid) { return function.applyAsDouble(argument.number(lid)); }
+        @Override void numbers(Batch batch, double[] out) {
+            argument.numbers(batch, out);
+            for (int k = 0; k < batch.count(); k++) out[k] = function.applyAsDouble(out[k]);
+        }
     }
 
     /** if(condition, a, b) where the condition varies by document. */
     static final class If extends ScalarNode {
         private final Node condition, whenTrue, whenFalse;
         If(Node condition, Node whenTrue, Node whenFalse) { this.condition = condition; this.whenTrue = whenTrue; this.whenFalse = whenFalse; }
+        private double[] trueValues = new double[0], falseValues = new double[0];
         @Override double number(int lid) { return condition.number(lid) != 0 ? whenTrue.number(lid) : whenFalse.number(lid); }
+        @Override void numbers(Batch batch, double[] out) {
+            int n = batch.count();
+            trueValues = Batch.atLeast(trueValues, n);
+            falseValues = Batch.atLeast(falseValues, n);
+            condition.numbers(batch, out);
+            whenTrue.numbers(batch, trueValues);
+            whenFalse.numbers(batch, falseValues);
+            for (int k = 0; k < n; k++) out[k] = out[k] != 0 ? trueValues[k] : falseValues[k];
+        }
     }
 
     /** Remembers the value for the last document, for functions that several expressions use. */
@@ -50,16 +73,31 @@ abstract class ScalarNode extends Node {
         private int lastLid = -1;
         private double last;
         Cached(Node inner) { this.inner = inner; }
+        private double[] block = new double[0];
+        private int blockGeneration = -1;
         @Override double number(int lid) {
             if (lid != lastLid) { last = inner.number(lid); lastLid = lid; }
             return last;
         }
+        @Override void numbers(Batch batch, double[] out) {
+            if (batch.generation() != blockGeneration) {
+                block = Batch.atLeast(block, batch.count());
+                inner.numbers(batch, block);
+                blockGeneration = batch.generation();
+            }
+            System.arraycopy(block, 0, out, 0, batch.count());
+        }
     }
 
-    /** A value set from outside per document, e.g. the first-phase score during second-phase ranking. */
-    static final class Slot extends ScalarNode {
-        double value;
-        @Override double number(int lid) { return value; }
+    /**
+     * firstPhase: the first-phase score, which a block of the second phase carries. Elsewhere (a match
+     * or summary feature) it is not available here, and says so rather than giving a wrong number.
+     */
+    static final class FirstPhase extends ScalarNode {
+        @Override double number(int lid) {
+            throw new UnsupportedFeatureException("firstPhase is only supported in second-phase expressions by this content engine");
+        }
+        @Override void numbers(Batch batch, double[] out) { System.arraycopy(batch.firstPhase(), 0, out, 0, batch.count()); }
     }
 
 }

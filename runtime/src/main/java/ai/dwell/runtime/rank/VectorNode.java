@@ -9,14 +9,18 @@ import java.util.function.DoubleUnaryOperator;
 /**
  * A dense tensor of one indexed dimension, computed into a reused double array (rounded to float
  * after each step when the type has float cells, as Vespa stores them). The compiled form of the
- * dense network layers: no allocation per document.
+ * dense network layers: no allocation per document. Over a {@link Batch} the cells of all documents
+ * are computed layer by layer into one cell-major array (cell i of document k at i·count + k), so
+ * that the inner loops run over documents and vectorise.
  */
-abstract class VectorNode extends Node {
+abstract class VectorNode extends Node implements DenseCells {
 
     private final TensorType type;
     private final boolean floatCells;
     private final double[] out;
     private int lastLid = -1;
+    private double[] block = new double[0];
+    private int blockGeneration = -1;
 
     VectorNode(TensorType type) {
         if (type.rank() != 1 || type.dimensions().get(0).size().isEmpty())
@@ -31,7 +35,8 @@ abstract class VectorNode extends Node {
     final String dimension() { return type.dimensions().get(0).name(); }
 
     /** The cell values for the document; the array is reused. */
-    final double[] values(int lid) {
+    @Override
+    public final double[] values(int lid) {
         if (lid != lastLid) {
             compute(lid, out);
             if (floatCells) for (int i = 0; i < out.length; i++) out[i] = (float) out[i];
@@ -41,6 +46,24 @@ abstract class VectorNode extends Node {
     }
 
     abstract void compute(int lid, double[] out);
+
+    /** The cells of the documents of the block, cell-major; the array is reused. */
+    @Override
+    public final double[] cells(Batch batch) {
+        if (batch.generation() != blockGeneration) {
+            int length = size() * batch.count();
+            block = Batch.atLeast(block, length);
+            compute(batch, block);
+            if (floatCells) for (int i = 0; i < length; i++) block[i] = (float) block[i];
+            blockGeneration = batch.generation();
+        }
+        return block;
+    }
+
+    @Override public final int cellCount() { return size(); }
+
+    /** Computes the cells of the documents of the block into out, cell-major. */
+    abstract void compute(Batch batch, double[] out);
 
     @Override TensorType type() { return type; }
 
@@ -62,6 +85,15 @@ abstract class VectorNode extends Node {
         FromScalars(TensorType type, Node[] cells) { super(type); this.cells = cells; }
         @Override void compute(int lid, double[] out) {
             for (int i = 0; i < cells.length; i++) out[i] = cells[i].number(lid);
+        }
+        private double[] column = new double[0];
+        @Override void compute(Batch batch, double[] out) {
+            int n = batch.count();
+            column = Batch.atLeast(column, n);
+            for (int i = 0; i < cells.length; i++) {
+                cells[i].numbers(batch, column);
+                System.arraycopy(column, 0, out, i * n, n);
+            }
         }
     }
 
@@ -86,6 +118,19 @@ abstract class VectorNode extends Node {
                 for (int j = 0; j < n; j++) out[j] += xi * weights[row + j];
             }
         }
+        @Override void compute(Batch batch, double[] out) {
+            double[] x = input.cells(batch);
+            int n = batch.count(), outSize = bias.length, inSize = input.size();
+            for (int j = 0; j < outSize; j++) {
+                int to = j * n;
+                java.util.Arrays.fill(out, to, to + n, bias[j]);
+                for (int i = 0; i < inSize; i++) {
+                    double w = weights[i * outSize + j];
+                    int from = i * n;
+                    for (int k = 0; k < n; k++) out[to + k] += x[from + k] * w;
+                }
+            }
+        }
     }
 
     /** A function applied to each cell. */
@@ -97,16 +142,27 @@ abstract class VectorNode extends Node {
             double[] x = input.values(lid);
             for (int i = 0; i < x.length; i++) out[i] = function.applyAsDouble(x[i]);
         }
+        @Override void compute(Batch batch, double[] out) {
+            double[] x = input.cells(batch);
+            for (int i = 0, length = size() * batch.count(); i < length; i++) out[i] = function.applyAsDouble(x[i]);
+        }
     }
 
-    /** reduce(v, sum) of a vector. */
+    /** reduce(v, sum) of all cells of a dense value. */
     static final class Sum extends ScalarNode {
-        private final VectorNode input;
-        Sum(VectorNode input) { this.input = input; }
+        private final DenseCells input;
+        Sum(DenseCells input) { this.input = input; }
         @Override double number(int lid) {
             double sum = 0;
             for (double v : input.values(lid)) sum += v;
             return sum;
+        }
+        @Override void numbers(Batch batch, double[] out) {
+            double[] cells = input.cells(batch);
+            int n = batch.count();
+            java.util.Arrays.fill(out, 0, n, 0);
+            for (int i = 0; i < input.cellCount(); i++)
+                for (int k = 0; k < n; k++) out[k] += cells[i * n + k];
         }
     }
 

@@ -25,6 +25,7 @@ import com.yahoo.prelude.query.Item;
 import com.yahoo.prelude.query.NotItem;
 import com.yahoo.prelude.query.OrItem;
 import com.yahoo.prelude.query.PhraseItem;
+import com.yahoo.prelude.query.WeakAndItem;
 import com.yahoo.prelude.query.WordItem;
 import com.yahoo.prelude.query.PrefixItem;
 import com.yahoo.search.Query;
@@ -179,6 +180,10 @@ public class ContentNodeTest {
         assertEquals(List.of("t3"), matches(not));
         assertEquals(List.of("c0", "c1"), matches(and(word("article_id", "a1"), new IntItem("[5;1000]", "upvotes"))));
         assertEquals(List.of("c2"), matches(and(word("article_id", "a1"), new IntItem("<1", "upvotes"))));
+        WeakAndItem weakAnd = new WeakAndItem(10);
+        weakAnd.addItem(word("text", "jumps"));
+        weakAnd.addItem(word("text", "lazy"));
+        assertEquals(List.of("t1", "t3"), matches(and(word("article_id", "a2"), weakAnd)));
     }
 
     @Test
@@ -216,32 +221,6 @@ public class ContentNodeTest {
         assertEquals(1, reply.getErrorsCount());
         assertTrue(reply.getErrors(0).getMessage().contains("prefix_term"), reply.getErrors(0).getMessage());
         assertEquals(0, reply.getHitsCount());
-    }
-
-    @Test
-    void neuralSecondPhaseCost() {
-        var index = new ai.dwell.runtime.index.DocumentIndex(cluster.schema("comment"), types.getDocumentType("comment"));
-        for (int i = 0; i < 2000; i++) {
-            Document comment = new Document(types.getDocumentType("comment"), new DocumentId("id:dwell:comment::p" + i));
-            comment.setFieldValue("created_at", new LongFieldValue(now - i * 37L));
-            comment.setFieldValue("upvotes", new IntegerFieldValue(i % 50));
-            comment.setFieldValue("downvotes", new IntegerFieldValue(i % 7));
-            comment.setFieldValue("text_length", new IntegerFieldValue(100 + i));
-            index.put(comment);
-        }
-        index.importFrom(Map.of("comment", index, "author", new ai.dwell.runtime.index.DocumentIndex(cluster.schema("author"), types.getDocumentType("author"))));
-        RankAssets assets = node.assets("comment");
-        var query = new QueryProperties(List.of(SearchProtocol.StringProperty.newBuilder().setName("vespa.now").addValues(String.valueOf(now)).build()), List.of(), List.of(), List.of());
-        double sink = 0;
-        long best = Long.MAX_VALUE;
-        for (int round = 0; round < 20; round++) {
-            RankProgram program = new RankProgram(assets.profile("neural").get(), assets, index, List.of(), query);
-            long start = System.nanoTime();
-            for (int lid = 1; lid <= 2000; lid++) sink += program.secondPhase(lid, 0);
-            best = Math.min(best, System.nanoTime() - start);
-        }
-        System.out.printf("neural second phase (compiled): %.3f µs/doc (best of 20 rounds over 2000 docs; sink %.1f)%n", best / 2000.0 / 1000, sink);
-        index.active();
     }
 
     // ---- helpers

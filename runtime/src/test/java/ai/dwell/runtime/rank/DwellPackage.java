@@ -23,44 +23,47 @@ import java.util.List;
 import java.util.Map;
 
 /** dwell's built application package (target/application) as the content engine's tests use it. */
-final class DwellPackage {
+public final class DwellPackage {
 
     private static VespaModel model;
 
     private DwellPackage() {}
 
-    static Path root() { return Path.of(System.getProperty("dwell.root", "..")).toAbsolutePath().normalize(); }
+    public static Path root() { return Path.of(System.getProperty("dwell.root", "..")).toAbsolutePath().normalize(); }
 
-    static Path dir() {
+    public static Path dir() {
         Path dir = root().resolve("target/application");
         if ( ! Files.isDirectory(dir.resolve("schemas"))) throw new IllegalStateException(dir + " is not built: run `mvn -DskipTests package` in the project root");
         return dir;
     }
 
-    static synchronized VespaModel model() {
-        if (model == null) {
-            try {
-                var app = FilesApplicationPackage.fromDir(dir().toFile(), Map.of());
-                var state = new DeployState.Builder().applicationPackage(app).properties(new TestProperties())
-                                                     .modelImporters(List.of(new OnnxImporter())).build();
-                model = new VespaModel(new NullConfigModelRegistry(), state);
-            }
-            catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }
+    public static synchronized VespaModel model() {
+        if (model == null) model = model(dir());
         return model;
     }
 
-    static ContentClusterConfig cluster() { return ContentClusterConfigs.from(model(), "dwell", dir()); }
+    /** Builds the model of an application package directory, e.g. a modified copy of dwell's. */
+    public static VespaModel model(Path dir) {
+        try {
+            var app = FilesApplicationPackage.fromDir(dir.toFile(), Map.of());
+            var state = new DeployState.Builder().applicationPackage(app).properties(new TestProperties())
+                                                 .modelImporters(List.of(new OnnxImporter())).build();
+            return new VespaModel(new NullConfigModelRegistry(), state);
+        }
+        catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
-    static IndexingScripts indexing(ContentClusterConfig cluster) {
+    public static ContentClusterConfig cluster() { return ContentClusterConfigs.from(model(), "dwell", dir()); }
+
+    public static IndexingScripts indexing(ContentClusterConfig cluster) {
         IlscriptsConfig scripts = model().getConfig(IlscriptsConfig.class, "dwell_container/docprocchains/chain/indexing/component/com.yahoo.docprocs.indexing.IndexingProcessor");
         return new IndexingScripts(scripts, new DocumentTypeManager(cluster.documentManager()), new SimpleLinguistics());
     }
 
     /** The search request the Java dispatcher would send for this query, by container-search's own serialization. */
-    static SearchProtocol.SearchRequest request(Query query, int hits) {
+    public static SearchProtocol.SearchRequest request(Query query, int hits) {
         try {
             Method convert = Class.forName("com.yahoo.search.dispatch.rpc.ProtobufSerialization")
                                   .getDeclaredMethod("convertFromQuery", Query.class, int.class, String.class, double.class, double.class, QrSearchersConfig.class);
