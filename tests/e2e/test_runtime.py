@@ -134,6 +134,18 @@ def test_a_broken_package_is_refused_while_queries_keep_working(runtime: Runtime
     assert failures == []
 
 
+def test_a_rank_profile_the_engine_cannot_evaluate_is_refused_at_deploy(runtime: Runtime, tmp_path: Path) -> None:
+    broken = tmp_path / "misspelled"
+    shutil.copytree(APPLICATION, broken)
+    schema = broken / "schemas" / "comment.sd"
+    schema.write_text(schema.read_text().replace("expression: elu(xw_plus_b(nn_input, w0, b0, x))",
+                                                 "expression: elu(xw_plus_b(nn_inptu, w0, b0, x))"))
+    deployed = vespa("deploy", str(broken), check=False)
+    assert deployed.returncode != 0
+    assert "nn_inptu" in deployed.stderr + deployed.stdout
+    assert ranked("neural"), "the previous package keeps serving"
+
+
 def test_every_acknowledged_write_survives_kill_9(runtime: Runtime) -> None:
     acknowledged: list[str] = []
     stop = threading.Event()

@@ -3,6 +3,7 @@ package ai.dwell.runtime.serve;
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.index.ContentClusterConfigs;
 import ai.dwell.runtime.index.IndexingScripts;
+import ai.dwell.runtime.rank.RankSetupVerifier;
 import ai.dwell.runtime.serve.configserver.Deployments;
 import ai.dwell.runtime.serve.documentapi.DocumentAccesses;
 import ai.dwell.runtime.serve.feed.DocprocRoute;
@@ -26,6 +27,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.logging.Logger;
@@ -118,6 +120,7 @@ public class Runtime implements Deployments, AutoCloseable {
         VespaModel model = shards > 0 ? ModelBuilder.build(served).model() : built.model();
         PackageServices services = PackageServices.of(model, deployedDir);
         Map<String, ContentClusterConfig> clusters = ContentClusterConfigs.from(model, deployedDir);
+        verifyRankSetup(clusters);
         DocumentmanagerConfig documentTypes = model.getConfig(DocumentmanagerConfig.class, services.containerCluster());
         IlscriptsConfig indexingScripts = model.getConfig(IlscriptsConfig.class, services.containerCluster() + INDEXING_PROCESSOR);
 
@@ -148,6 +151,18 @@ public class Runtime implements Deployments, AutoCloseable {
         log.info("Session " + session + " active after " + (System.nanoTime() - start) / 1_000_000 + " ms, with " +
                  documents.documentCount() + " documents");
         return active;
+    }
+
+    /**
+     * Checks what Vespa checks in C++ (vespa-verify-ranksetup) and its Java model cannot: that
+     * every rank profile's features and functions resolve, types and ONNX shapes fit, and that
+     * this engine supports them all.
+     */
+    private static void verifyRankSetup(Map<String, ContentClusterConfig> clusters) {
+        List<String> errors = new ArrayList<>();
+        clusters.values().forEach(cluster -> errors.addAll(RankSetupVerifier.verify(cluster)));
+        if ( ! errors.isEmpty())
+            throw new InvalidApplicationException("Rank setup verification failed:\n" + String.join("\n", errors));
     }
 
     /** The document store, opened again when the document types change. */
