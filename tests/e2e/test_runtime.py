@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from corpus import ARTICLE, COMMENTS, NOW, signals, write_jsonl
+from corpus import ARTICLE, AUTHORS, COMMENTS, NOW, signals, write_jsonl
 from dwell_learning.export import rankingmodel_put
 from dwell_learning.features import baseline_score, feature_vector
 from dwell_learning.network import TENSOR_TYPES, forward
@@ -105,6 +105,21 @@ def test_a_rankingmodel_update_changes_neural_scores_without_redeploy(runtime: R
         features = np.array(hit["fields"]["matchfeatures"]["nn_input"]["values"])
         assert hit["relevance"] == pytest.approx(float(forward(weights, features)), abs=1e-4)
     assert len(current) == len(result["root"]["children"])
+
+
+def visited_ids(*args: str) -> list[str]:
+    result = vespa("visit", *args, check=False)
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line)["id"] for line in result.stdout.splitlines() if line.strip()]
+
+
+def test_vespa_visit_with_a_selection_across_continuations(runtime: Runtime) -> None:
+    expected_ids = sorted(f"id:dwell:comment::{c}" for c in COMMENTS)
+    assert sorted(visited_ids("--selection", f'comment.article_id=="{ARTICLE}"')) == expected_ids
+    # one document per request: the CLI follows every continuation, and sees each document once
+    assert sorted(visited_ids("--selection", f'comment.article_id=="{ARTICLE}"', "--chunk-count", "1")) == expected_ids
+    # global documents live in the global bucket space
+    assert sorted(visited_ids("--selection", "author")) == [f"id:dwell:author::{a}" for a in sorted(AUTHORS)]
 
 
 def test_a_broken_package_is_refused_while_queries_keep_working(runtime: Runtime, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import com.yahoo.document.DocumentUpdate;
 
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * Where document operations go: in Vespa the document processing chains and then the content
@@ -23,5 +24,11 @@ public interface DocumentBackend {
 
     /** Returns the document, with only the fields of the given field set (e.g. "[all]", "comment:[document]"). */
     Optional<Document> get(DocumentId id, String fieldSet);
+
+    /** Gives every stored document of the given bucket space ("default" or "global") to the consumer, read-only. */
+    void forEach(String bucketSpace, Consumer<Document> consumer);
+
+    /** Returns a copy of the document with only the fields of the field set. */
+    Document withFields(Document document, String fieldSet);
 
 }

@@ -12,6 +12,7 @@ import com.yahoo.documentapi.VisitorDestinationParameters;
 import com.yahoo.documentapi.VisitorDestinationSession;
 import com.yahoo.documentapi.VisitorParameters;
 import com.yahoo.documentapi.VisitorSession;
+import com.yahoo.document.select.parser.ParseException;
 
 /**
  * Vespa's document API, served by the runtime's document backend instead of message bus. The
@@ -37,8 +38,8 @@ public class EngineDocumentAccess extends DocumentAccess {
     }
 
     @Override
-    public VisitorSession createVisitorSession(VisitorParameters parameters) {
-        throw new UnsupportedOperationException("Visiting is not supported by dwell's local runtime yet");
+    public VisitorSession createVisitorSession(VisitorParameters parameters) throws ParseException {
+        return new EngineVisitorSession(backend, parameters);
     }
 
     @Override

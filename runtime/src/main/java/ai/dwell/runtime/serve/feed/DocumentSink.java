@@ -9,6 +9,7 @@ import com.yahoo.document.DocumentUpdate;
 
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /** Where processed writes end up: the durable store and the content nodes. */
 public interface DocumentSink {
@@ -20,5 +21,8 @@ public interface DocumentSink {
     CompletableFuture<WriteOutcome> remove(DocumentRemove remove);
 
     Optional<Document> get(DocumentId id);
+
+    /** Gives every stored document to the consumer, read-only. */
+    void forEach(Consumer<Document> consumer);
 
 }

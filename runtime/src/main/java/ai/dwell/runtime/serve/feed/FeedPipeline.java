@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The way of a write, as in Vespa: the package's document processing chain in the container,
@@ -28,9 +30,13 @@ public class FeedPipeline implements DocumentBackend {
     private final DocumentSink sink;
     private final DocumentTypeManager types;
 
-    public FeedPipeline(DocumentSink sink, DocumentTypeManager types) {
+    private final Set<String> globalTypes;
+
+    /** @param globalTypes the document types in the global bucket space */
+    public FeedPipeline(DocumentSink sink, DocumentTypeManager types, Set<String> globalTypes) {
         this.sink = sink;
         this.types = types;
+        this.globalTypes = Set.copyOf(globalTypes);
     }
 
     /** Sets the docproc chains writes go through; until then they go straight to the sink. */
@@ -53,12 +59,24 @@ public class FeedPipeline implements DocumentBackend {
 
     @Override
     public Optional<Document> get(DocumentId id, String fieldSet) {
-        Optional<Document> document = sink.get(id);
-        if (document.isEmpty() || fieldSet == null || fieldSet.equals("[all]")) return document;
+        return sink.get(id).map(document -> withFields(document, fieldSet));
+    }
+
+    @Override
+    public void forEach(String bucketSpace, Consumer<Document> consumer) {
+        boolean global = "global".equals(bucketSpace);
+        sink.forEach(document -> {
+            if (globalTypes.contains(document.getDataType().getName()) == global) consumer.accept(document);
+        });
+    }
+
+    @Override
+    public Document withFields(Document document, String fieldSet) {
+        if (fieldSet == null || fieldSet.equals("[all]")) return document.clone();
         FieldSetRepo repo = new FieldSetRepo();
-        Document copy = document.get().clone();
+        Document copy = document.clone();
         repo.stripFields(copy, repo.parse(types, fieldSet));
-        return Optional.of(copy);
+        return copy;
     }
 
     private CompletableFuture<WriteOutcome> process(DocumentOperation operation, String documentType) {

@@ -11,6 +11,7 @@ import com.yahoo.document.DocumentUpdate;
 
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * Writes go to the durable document store; the content nodes follow the store (see
@@ -35,6 +36,9 @@ public class StoreSink implements DocumentSink {
 
     @Override
     public Optional<Document> get(DocumentId id) { return store.get(id); }
+
+    @Override
+    public void forEach(Consumer<Document> consumer) { store.forEach(consumer); }
 
     static WriteOutcome outcome(Result result) {
         return switch (result.status()) {

@@ -1,0 +1,125 @@
+package ai.dwell.runtime.serve.documentapi;
+
+import com.yahoo.document.BucketId;
+import com.yahoo.document.BucketIdFactory;
+import com.yahoo.document.Document;
+import com.yahoo.document.DocumentPut;
+import com.yahoo.document.select.DocumentSelector;
+import com.yahoo.document.select.Result;
+import com.yahoo.document.select.parser.ParseException;
+import com.yahoo.documentapi.AckToken;
+import com.yahoo.documentapi.ProgressToken;
+import com.yahoo.documentapi.VisitorControlHandler;
+import com.yahoo.documentapi.VisitorDataHandler;
+import com.yahoo.documentapi.VisitorIterator;
+import com.yahoo.documentapi.VisitorParameters;
+import com.yahoo.documentapi.VisitorResponse;
+import com.yahoo.documentapi.VisitorSession;
+import com.yahoo.documentapi.messagebus.protocol.PutDocumentMessage;
+import com.yahoo.messagebus.Trace;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Visits stored documents the way Vespa does: bucket by bucket in the order of Vespa's own
+ * VisitorIterator, so that continuation tokens are Vespa's progress tokens, and each document
+ * existing through the visit is seen once. Documents go to the local data handler; progress
+ * and completion to the control handler.
+ */
+class EngineVisitorSession implements VisitorSession {
+
+    private static final Logger log = Logger.getLogger(EngineVisitorSession.class.getName());
+    static final int DISTRIBUTION_BITS = 16;
+
+    private final DocumentBackend backend;
+    private final VisitorParameters parameters;
+    private final VisitorIterator iterator;
+    private final BucketIdFactory buckets = new BucketIdFactory();
+    private final AtomicBoolean aborted = new AtomicBoolean();
+    private final Thread worker;
+
+    EngineVisitorSession(DocumentBackend backend, VisitorParameters parameters) throws ParseException {
+        this.backend = backend;
+        this.parameters = parameters;
+        ProgressToken progress = parameters.getResumeToken() != null ? parameters.getResumeToken() : new ProgressToken();
+        String selection = parameters.getDocumentSelection() == null ? "" : parameters.getDocumentSelection();
+        this.iterator = VisitorIterator.createFromDocumentSelection(selection, buckets, DISTRIBUTION_BITS, progress,
+                                                                    Math.max(1, parameters.getSlices()), parameters.getSliceId());
+        if (parameters.getLocalDataHandler() != null) parameters.getLocalDataHandler().setSession(this);
+        if (parameters.getControlHandler() != null) parameters.getControlHandler().setSession(this);
+        this.worker = new Thread(this::visit, "visitor");
+        worker.setDaemon(true);
+        worker.start();
+    }
+
+    private void visit() {
+        VisitorControlHandler control = parameters.getControlHandler();
+        try {
+            Map<Long, List<Document>> bySuperbucket = documentsBySuperbucket();
+            VisitorDataHandler data = parameters.getLocalDataHandler();
+            long wanted = parameters.getMaxTotalHits() < 0 ? Long.MAX_VALUE : parameters.getMaxTotalHits();
+            long sent = 0;
+            while ( ! aborted.get() && iterator.hasNext() && sent < wanted) {
+                VisitorIterator.BucketProgress next = iterator.getNext();
+                for (Document document : bySuperbucket.getOrDefault(next.getSuperbucket().getId(), List.of())) {
+                    Document visited = backend.withFields(document, parameters.getFieldSet());
+                    if (data != null) data.onMessage(new PutDocumentMessage(new DocumentPut(visited)), new AckToken(this));
+                    sent++;
+                }
+                iterator.update(next.getSuperbucket(), ProgressToken.FINISHED_BUCKET);
+            }
+            if (control != null) {
+                control.onProgress(iterator.getProgressToken());
+                control.onDone(aborted.get() ? VisitorControlHandler.CompletionCode.ABORTED
+                                             : VisitorControlHandler.CompletionCode.SUCCESS, "");
+            }
+        }
+        catch (RuntimeException | ParseException e) {
+            log.log(Level.WARNING, "Visiting failed", e);
+            if (control != null) control.onDone(VisitorControlHandler.CompletionCode.FAILURE, e.getMessage());
+        }
+    }
+
+    /** The documents of the bucket space that the selection accepts, by the superbucket holding them. */
+    private Map<Long, List<Document>> documentsBySuperbucket() throws ParseException {
+        String selection = parameters.getDocumentSelection();
+        DocumentSelector selector = selection == null || selection.isBlank() ? null : new DocumentSelector(selection);
+        Map<Long, List<Document>> bySuperbucket = new HashMap<>();
+        backend.forEach(parameters.getBucketSpace(), document -> {
+            if (selector != null && selector.accepts(new DocumentPut(document)) != Result.TRUE) return;
+            BucketId bucket = buckets.getBucketId(document.getId());
+            long superbucket = new BucketId(DISTRIBUTION_BITS, bucket.getRawId()).getId();
+            bySuperbucket.computeIfAbsent(superbucket, key -> new ArrayList<>()).add(document);
+        });
+        return bySuperbucket;
+    }
+
+    @Override public boolean isDone() { return ! worker.isAlive(); }
+
+    @Override public ProgressToken getProgress() { return iterator.getProgressToken(); }
+
+    @Override public Trace getTrace() { return new Trace(); }
+
+    @Override
+    public boolean waitUntilDone(long timeoutMs) throws InterruptedException {
+        worker.join(Math.max(1, timeoutMs));
+        return isDone();
+    }
+
+    @Override public void ack(AckToken token) { } // documents are handed over synchronously
+
+    @Override public void abort() { aborted.set(true); }
+
+    @Override public VisitorResponse getNext() { return null; }
+
+    @Override public VisitorResponse getNext(int timeoutMilliseconds) { return null; }
+
+    @Override public void destroy() { abort(); }
+
+}
