@@ -117,7 +117,8 @@ public class Runtime implements Deployments, AutoCloseable {
     private Generation activate(long session, Path deployedDir) {
         long start = System.nanoTime();
         ModelBuilder.Built built = ModelBuilder.build(deployedDir);
-        Path served = ServedPackage.prepare(deployedDir, data.served(session), shards);
+        String containerId = PackageServices.of(built.model(), deployedDir).containerCluster();
+        Path served = ServedPackage.prepare(deployedDir, data.served(session), shards, built.model(), containerId);
         // with the content nodes replaced, serve with the model of what the container serves
         VespaModel model = shards > 0 ? ModelBuilder.build(served).model() : built.model();
         PackageServices services = PackageServices.of(model, deployedDir);

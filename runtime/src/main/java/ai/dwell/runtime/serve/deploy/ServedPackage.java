@@ -1,5 +1,6 @@
 package ai.dwell.runtime.serve.deploy;
 
+import com.yahoo.vespa.model.VespaModel;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
@@ -21,7 +22,8 @@ import java.util.stream.Stream;
 /**
  * The runtime's working copy of a deployed package, which the container serves.
  *
- * It differs from the deployed package in one place: docproc chains that inherit Vespa's
+ * The container gets the list of content clusters and their bucket spaces from the full model
+ * (the standalone container model does not see them). And docproc chains that inherit Vespa's
  * "indexing" chain do not, here, and content clusters do not name their indexing chain. The
  * "indexing" chain holds Vespa's IndexingProcessor, which is not published to Maven Central; the
  * runtime sends each write through the chain the deployed package names and then runs the
@@ -33,20 +35,17 @@ public final class ServedPackage {
     private ServedPackage() {}
 
     /** Copies the package in source to target and adapts the copy. Returns target. */
-    public static Path prepare(Path source, Path target) {
-        return prepare(source, target, 0);
-    }
 
     /**
      * Copies and adapts the package; with shards > 0, every content cluster is served by that many
      * content nodes instead of the ones the package declares (see {@link ContentShards}).
      */
-    public static Path prepare(Path source, Path target, int shards) {
+    public static Path prepare(Path source, Path target, int shards, VespaModel model, String containerId) {
         try {
             deleteRecursively(target);
             copy(source, target);
             Path services = target.resolve("services.xml");
-            if (Files.exists(services)) withoutIndexingInheritance(services);
+            if (Files.exists(services)) adapt(services, model, containerId);
             if (shards > 0) ContentShards.rewrite(target, shards);
             return target;
         }
@@ -55,7 +54,7 @@ public final class ServedPackage {
         }
     }
 
-    private static void withoutIndexingInheritance(Path services) {
+    private static void adapt(Path services, VespaModel model, String containerId) {
         try {
             var factory = DocumentBuilderFactory.newInstance();
             factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
@@ -80,6 +79,13 @@ public final class ServedPackage {
                 Element element = (Element) processing.item(i);
                 if ( ! "documents".equals(element.getParentNode().getNodeName())) continue;
                 element.getParentNode().removeChild(element);
+                changed = true;
+            }
+            NodeList containers = xml.getElementsByTagName("container");
+            for (int i = 0; i < containers.getLength(); i++) {
+                Element container = (Element) containers.item(i);
+                if ( ! containerId.equals(container.getAttribute("id")) || model.getContentClusters().isEmpty()) continue;
+                ContentClusterList.addTo(container, model, containerId);
                 changed = true;
             }
             if ( ! changed) return;
