@@ -134,8 +134,6 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
     }
 
     private SearchProtocol.SearchReply doSearch(SearchProtocol.SearchRequest request) {
-        if (request.getSortingCount() > 0)
-            throw new UnsupportedFeatureException("Sorting (" + request.getSortingList().stream().map(SearchProtocol.SortField::getField).toList() + ") is not supported by this content engine");
         if ( ! request.getGroupingBlob().isEmpty()) throw new UnsupportedFeatureException("Grouping is not supported by this content engine");
         if ( ! request.getQueryTreeBlob().isEmpty() && ! request.hasQueryTree())
             throw new UnsupportedFeatureException("Only the protobuf query_tree is supported, not query_tree_blob");
@@ -143,6 +141,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
         QueryProperties query = QueryProperties.of(request);
         long total = 0;
         List<RankedHit> all = new ArrayList<>();
+        SortedHits sorted = request.getSortingCount() > 0 ? new SortedHits(SortField.of(request.getSortingList())) : null;
         Map<String, RankProgram> programs = new LinkedHashMap<>();
         List<DocumentIndex> searched = searched(request.getDocumentType()).stream()
                 .filter(index -> assets.get(index.name()).profile(profileName).isPresent()).toList();
@@ -170,10 +169,15 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             programs.put(index.name(), program);
             int rerank = query.string("vespa.hitcollector.heapsize").map(Integer::parseInt).orElse(profile.rerankCount());
             Ranker.Ranked ranked = Ranker.rank(index.name(), program, hits, rerank);
+            if (sorted != null) {
+                sorted.add(index, ranked);
+                continue;
+            }
             int wanted = (int) Math.min(ranked.size(), (long) request.getOffset() + request.getHits());
-            for (int i = 0; i < wanted; i++) all.add(new RankedHit(index.name(), ranked.lids()[i], ranked.relevance()[i]));
+            for (int i = 0; i < wanted; i++) all.add(new RankedHit(index.name(), ranked.lids()[i], ranked.relevance()[i], null));
         }
-        all.sort(Comparator.comparingDouble(RankedHit::relevance).reversed());
+        if (sorted != null) all = sorted.first((int) Math.min(Integer.MAX_VALUE, (long) request.getOffset() + request.getHits()));
+        else all.sort(Comparator.comparingDouble(RankedHit::relevance).reversed());
         var reply = SearchProtocol.SearchReply.newBuilder().setTotalHitCount(total).setDegradedByMatchPhase(degraded)
                                               .setCoverageDocs(covered).setActiveDocs(active).setTargetActiveDocs(active);
         int from = Math.min(request.getOffset(), all.size()), to = (int) Math.min((long) request.getOffset() + request.getHits(), all.size());
@@ -184,6 +188,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             var protoHit = SearchProtocol.Hit.newBuilder()
                     .setGlobalId(ByteString.copyFrom(indexes.get(hit.documentType()).globalId(hit.lid()).getRawId()))
                     .setRelevance(hit.relevance());
+            if (hit.sortData() != null) protoHit.setSortData(ByteString.copyFrom(hit.sortData()));
             List<RankProgram.OutputFeature> features = featuresByType.computeIfAbsent(hit.documentType(), t -> program.matchFeatures());
             if ( ! features.isEmpty()) {
                 if (featureNames == null) {
