@@ -8,12 +8,13 @@ import shutil
 import subprocess
 import threading
 import time
+import urllib.parse
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from corpus import ARTICLE, AUTHORS, COMMENTS, NOW, signals, write_jsonl
+from corpus import ARTICLE, AUTHORS, COMMENTS, NOW, OTHER_ARTICLE, signals, write_jsonl
 from dwell_learning.export import rankingmodel_put
 from dwell_learning.features import baseline_score, feature_vector
 from dwell_learning.network import TENSOR_TYPES, forward
@@ -193,3 +194,69 @@ def test_every_acknowledged_write_survives_kill_9(runtime: Runtime) -> None:
         assert body["fields"]["upvotes"] == int(doc[1:])
     result = search(yql='select * from comment where article_id contains "kill"', hits=0)
     assert result["root"]["fields"]["totalCount"] >= len(acknowledged)
+
+
+def sorted_ids(yql: str, **more) -> tuple[list[str], dict]:
+    result = search(yql=yql, **more)
+    assert "errors" not in result["root"], result["root"]
+    return [comment_id(h) for h in result["root"].get("children", [])], result["root"]
+
+
+def test_order_by_sorts_across_content_nodes(runtime: Runtime) -> None:
+    created = {c: signals(c).created_at for c in COMMENTS}
+    newest_first = sorted(COMMENTS, key=lambda c: -created[c])
+    yql = f'select * from comment where article_id contains "{ARTICLE}" order by created_at desc'
+    ids, root = sorted_ids(yql, hits=20)
+    assert ids == newest_first
+    assert root["fields"]["totalCount"] == len(COMMENTS)
+    assert sorted_ids(yql, hits=2, offset=2)[0] == newest_first[2:4]
+
+    # A string key (lowercased by default, as the container asks for strings) with a numeric tie-breaker
+    by_author = f'select * from comment where article_id contains "{ARTICLE}" order by author_id, created_at desc'
+    assert sorted_ids(by_author, hits=20)[0] == sorted(COMMENTS, key=lambda c: (COMMENTS[c][0].lower(), -created[c]))
+
+    # The sorting parameter, on values read back (votes may have changed them): most upvoted first, oldest first on ties
+    ids, root = sorted_ids(f'select * from comment where article_id contains "{ARTICLE}"', hits=20, sorting="-upvotes +created_at")
+    upvotes = {comment_id(h): h["fields"]["upvotes"] for h in root["children"]}
+    assert ids == sorted(upvotes, key=lambda c: (-upvotes[c], created[c]))
+
+
+def grouplist(root: dict, label: str) -> list[dict]:
+    [group_root] = [c for c in root["children"] if c["id"].startswith("group:root")]
+    [groups] = [c for c in group_root["children"] if c["id"] == f"grouplist:{label}"]
+    return groups["children"]
+
+
+def test_grouping_counts_comments_per_article_and_author(runtime: Runtime) -> None:
+    corpus = {**{c: (ARTICLE, *v) for c, v in COMMENTS.items()}, **{c: ("news-2", *v) for c, v in OTHER_ARTICLE.items()}}
+    where = f'article_id contains "{ARTICLE}" or article_id contains "news-2"'
+
+    result = search(yql=f"select * from comment where {where} | all(group(article_id) each(output(count())))", hits=0)
+    assert "errors" not in result["root"], result["root"]
+    per_article = {g["value"]: g["fields"]["count()"] for g in grouplist(result["root"], "article_id")}
+    expected = {}
+    for article, *_ in corpus.values():
+        expected[article] = expected.get(article, 0) + 1
+    assert per_article == expected
+
+    result = search(yql=f"select * from comment where {where} | all(group(author_id) max(10) order(-count()) each(output(count())))", hits=0)
+    assert "errors" not in result["root"], result["root"]
+    per_author = [(g["value"], g["fields"]["count()"]) for g in grouplist(result["root"], "author_id")]
+    expected = {}
+    for _, author, *_ in corpus.values():
+        expected[author] = expected.get(author, 0) + 1
+    assert dict(per_author) == expected
+    assert [count for _, count in per_author] == sorted(expected.values(), reverse=True)
+
+    result = search(yql=f"select * from comment where {where} | all(group(article_id) each(max(3) each(output(summary()))))", hits=0)
+    assert "errors" not in result["root"], result["root"]
+    for group in grouplist(result["root"], "article_id"):
+        [hits] = [c for c in group["children"] if c["id"] == "hitlist:hits"]
+        assert len(hits["children"]) == min(3, per_article[group["value"]])
+        assert all(hit["fields"]["article_id"] == group["value"] for hit in hits["children"])
+
+
+def test_unsupported_grouping_is_an_error_naming_it(runtime: Runtime) -> None:
+    yql = f'select * from comment where article_id contains "{ARTICLE}" | all(group(article_id) each(output(sum(upvotes))))'
+    _, body = http("GET", f"{CONTAINER}/search/?" + urllib.parse.urlencode({"yql": yql, "hits": 0}))
+    assert "SumAggregationResult" in json.dumps(body), body

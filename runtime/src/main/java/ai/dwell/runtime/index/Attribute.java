@@ -25,6 +25,9 @@ public abstract class Attribute {
     /** The value as a number for ranking: Vespa's undefined value where none is set (NaN for floating point). */
     public abstract double number(int lid);
 
+    /** The value as an integer (for int and long attributes exact): Vespa's undefined value where none is set. */
+    public long longValue(int lid) { return (long) number(lid); }
+
     /** The value as it goes into a summary or a sort: a Long, Double, String, Tensor, or null when unset. */
     public abstract Object value(int lid);
 

@@ -37,6 +37,7 @@ public final class DocumentIndex {
     private final Deque<Integer> freeLids = new ArrayDeque<>();
     private int nextLid = 1; // local id 0 is never used, as in proton
     private final Map<String, Attribute> attributes = new LinkedHashMap<>();
+    private final Map<String, AttributesConfig.Attribute> attributeConfigs = new HashMap<>();
     private final Map<String, TextIndex> indexes = new LinkedHashMap<>();
     private final Map<String, List<String>> fieldsets = new HashMap<>();
     private final List<ReferenceAttribute> referrers = new ArrayList<>();
@@ -44,8 +45,10 @@ public final class DocumentIndex {
     public DocumentIndex(SchemaConfigs schema, DocumentType type) {
         this.schema = schema;
         this.type = type;
-        for (AttributesConfig.Attribute config : schema.attributes().attribute())
+        for (AttributesConfig.Attribute config : schema.attributes().attribute()) {
+            attributeConfigs.put(config.name(), config);
             if ( ! config.imported()) attributes.put(config.name(), createAttribute(config));
+        }
         for (IndexschemaConfig.Indexfield field : schema.indexSchema().indexfield()) {
             if (field.datatype() != IndexschemaConfig.Indexfield.Datatype.STRING || field.collectiontype() != IndexschemaConfig.Indexfield.Collectiontype.SINGLE)
                 throw new IllegalArgumentException("Index field '" + field.name() + "' of '" + type.getName() + "': only single-value string index fields are supported");
@@ -136,6 +139,8 @@ public final class DocumentIndex {
     public Optional<Attribute> attribute(String name) { return Optional.ofNullable(attributes.get(name)); }
     public Optional<TextIndex> index(String name) { return Optional.ofNullable(indexes.get(name)); }
     public Map<String, Attribute> attributes() { return attributes; }
+    /** The config of an attribute (also of an imported one): its data type, sort settings etc. */
+    public Optional<AttributesConfig.Attribute> attributeConfig(String name) { return Optional.ofNullable(attributeConfigs.get(name)); }
 
     /** The fields of a fieldset (the container sends fieldset names such as "default" as the index), or the name itself. */
     public List<String> resolveFields(String indexName) {

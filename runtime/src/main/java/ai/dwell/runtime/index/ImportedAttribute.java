@@ -38,6 +38,12 @@ public final class ImportedAttribute extends Attribute {
     }
 
     @Override
+    public long longValue(int lid) {
+        int targetLid = reference.targetLid(lid);
+        return targetLid < 0 ? (long) undefined : target.longValue(targetLid);
+    }
+
+    @Override
     public Object value(int lid) {
         int targetLid = reference.targetLid(lid);
         return targetLid < 0 ? null : target.value(targetLid);

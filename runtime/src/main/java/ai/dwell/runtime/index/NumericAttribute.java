@@ -73,6 +73,7 @@ public final class NumericAttribute extends Attribute {
     }
 
     /** The integral value, for int and long attributes. */
+    @Override
     public long longValue(int lid) {
         return present.get(lid) ? longs[lid] : (long) kind.undefined;
     }

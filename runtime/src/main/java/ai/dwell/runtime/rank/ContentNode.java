@@ -134,20 +134,24 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
     }
 
     private SearchProtocol.SearchReply doSearch(SearchProtocol.SearchRequest request) {
-        if (request.getSortingCount() > 0)
-            throw new UnsupportedFeatureException("Sorting (" + request.getSortingList().stream().map(SearchProtocol.SortField::getField).toList() + ") is not supported by this content engine");
-        if ( ! request.getGroupingBlob().isEmpty()) throw new UnsupportedFeatureException("Grouping is not supported by this content engine");
         if ( ! request.getQueryTreeBlob().isEmpty() && ! request.hasQueryTree())
             throw new UnsupportedFeatureException("Only the protobuf query_tree is supported, not query_tree_blob");
         String profileName = request.getRankProfile().isEmpty() ? "default" : request.getRankProfile();
         QueryProperties query = QueryProperties.of(request);
         long total = 0;
         List<RankedHit> all = new ArrayList<>();
+        SortedHits sorted = request.getSortingCount() > 0 ? new SortedHits(SortField.of(request.getSortingList())) : null;
         Map<String, RankProgram> programs = new LinkedHashMap<>();
         List<DocumentIndex> searched = searched(request.getDocumentType()).stream()
                 .filter(index -> assets.get(index.name()).profile(profileName).isPresent()).toList();
         if (searched.isEmpty())
             throw new UnsupportedFeatureException("No rank profile '" + profileName + "' in " + (request.getDocumentType().isEmpty() ? "any schema" : "schema '" + request.getDocumentType() + "'"));
+        GroupingRunner grouping = null;
+        if ( ! request.getGroupingBlob().isEmpty()) {
+            if (searched.size() != 1)
+                throw new UnsupportedFeatureException("Grouping over several document types (" + searched.stream().map(DocumentIndex::name).toList() + ") is not supported by this content engine");
+            grouping = new GroupingRunner(GroupingBlob.read(request.getGroupingBlob()), searched.get(0), distributionKey);
+        }
         long active = activeDocumentsUnlocked();
         long covered = active;
         boolean degraded = false;
@@ -170,12 +174,19 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             programs.put(index.name(), program);
             int rerank = query.string("vespa.hitcollector.heapsize").map(Integer::parseInt).orElse(profile.rerankCount());
             Ranker.Ranked ranked = Ranker.rank(index.name(), program, hits, rerank);
+            if (grouping != null) for (int i = 0; i < ranked.size(); i++) grouping.add(ranked.lids()[i], ranked.relevance()[i], i);
+            if (sorted != null) {
+                sorted.add(index, ranked);
+                continue;
+            }
             int wanted = (int) Math.min(ranked.size(), (long) request.getOffset() + request.getHits());
-            for (int i = 0; i < wanted; i++) all.add(new RankedHit(index.name(), ranked.lids()[i], ranked.relevance()[i]));
+            for (int i = 0; i < wanted; i++) all.add(new RankedHit(index.name(), ranked.lids()[i], ranked.relevance()[i], null));
         }
-        all.sort(Comparator.comparingDouble(RankedHit::relevance).reversed());
+        if (sorted != null) all = sorted.first((int) Math.min(Integer.MAX_VALUE, (long) request.getOffset() + request.getHits()));
+        else all.sort(Comparator.comparingDouble(RankedHit::relevance).reversed());
         var reply = SearchProtocol.SearchReply.newBuilder().setTotalHitCount(total).setDegradedByMatchPhase(degraded)
                                               .setCoverageDocs(covered).setActiveDocs(active).setTargetActiveDocs(active);
+        if (grouping != null) reply.setGroupingBlob(GroupingBlob.write(grouping.finish()));
         int from = Math.min(request.getOffset(), all.size()), to = (int) Math.min((long) request.getOffset() + request.getHits(), all.size());
         List<String> featureNames = null;
         Map<String, List<RankProgram.OutputFeature>> featuresByType = new LinkedHashMap<>();
@@ -184,6 +195,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             var protoHit = SearchProtocol.Hit.newBuilder()
                     .setGlobalId(ByteString.copyFrom(indexes.get(hit.documentType()).globalId(hit.lid()).getRawId()))
                     .setRelevance(hit.relevance());
+            if (hit.sortData() != null) protoHit.setSortData(ByteString.copyFrom(hit.sortData()));
             List<RankProgram.OutputFeature> features = featuresByType.computeIfAbsent(hit.documentType(), t -> program.matchFeatures());
             if ( ! features.isEmpty()) {
                 if (featureNames == null) {
