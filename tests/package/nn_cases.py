@@ -18,6 +18,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "learning"))
 
+from dwell_learning.export import read_constants  # noqa: E402,F401 (also imported from here)
 from dwell_learning.features import CommentSignals, baseline_score, feature_vector  # noqa: E402
 from dwell_learning.network import TENSOR_TYPES, forward  # noqa: E402
 
@@ -34,18 +35,6 @@ CASES = [
     CommentSignals(created_at=NOW + 60, upvotes=2, downvotes=0, reply_count=1, report_count=0,
                    text_length=80, author_comment_count=0),
 ]
-
-
-def read_constants(directory: Path) -> dict[str, np.ndarray]:
-    """The package's constant tensors (Vespa's cells JSON) as numpy arrays."""
-    weights = {}
-    for name, (spec, shape) in TENSOR_TYPES.items():
-        dims = [d.split("[")[0] for d in spec[spec.index("(") + 1 : -1].split(",")]
-        array = np.zeros(shape, dtype=np.float32)
-        for cell in json.loads((directory / f"{name}.json").read_text())["cells"]:
-            array[tuple(int(cell["address"][d]) for d in dims)] = cell["value"]
-        weights[name] = array
-    return weights
 
 
 def query_weights() -> dict[str, np.ndarray]:

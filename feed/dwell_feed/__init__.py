@@ -1,0 +1,1 @@
+"""dwell's corpus generator, feeder and live-traffic stream (see feed/README.md)."""
