@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import threading
 import time
+import urllib.error
 import urllib.parse
 from pathlib import Path
 
@@ -160,6 +161,40 @@ def test_a_rank_profile_the_engine_cannot_evaluate_is_refused_at_deploy(runtime:
     assert deployed.returncode != 0
     assert "nn_inptu" in deployed.stderr + deployed.stdout
     assert ranked("neural"), "the previous package keeps serving"
+
+
+def test_a_redeploy_fails_no_query_in_flight(runtime: Runtime) -> None:
+    """The container is replaced on deploy: new connections are refused for the seconds that takes
+    (see runtime/README.md), but every query the old container accepted is answered."""
+    outcomes: list[str] = []
+    stop = threading.Event()
+
+    def query_constantly() -> None:
+        while not stop.is_set():
+            try:
+                status, body = http("GET", f"{CONTAINER}/search/?article={ARTICLE}&ranking=neural", timeout=30)
+                outcomes.append("ok" if status == 200 and "errors" not in body.get("root", {}) else f"error {status}: {json.dumps(body)[:200]}")
+            except urllib.error.URLError as e:
+                outcomes.append("refused" if isinstance(e.reason, ConnectionRefusedError) else f"failed: {e}")
+                time.sleep(0.05)
+            except ConnectionError as e:
+                outcomes.append(f"failed: {e}")
+
+    threads = [threading.Thread(target=query_constantly) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    try:
+        time.sleep(1)
+        assert vespa("deploy", "--wait", "300", str(APPLICATION), check=False).returncode == 0
+        wait_for_container()
+        time.sleep(2)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    failed = [o for o in outcomes if o not in ("ok", "refused")]
+    assert failed == [], failed[:5]
+    assert outcomes.count("ok") > 20
 
 
 def test_every_acknowledged_write_survives_kill_9(runtime: Runtime) -> None:

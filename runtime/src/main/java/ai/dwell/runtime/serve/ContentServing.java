@@ -10,6 +10,7 @@ import com.yahoo.document.GlobalId;
 import com.yahoo.vespa.config.search.DispatchNodesConfig;
 import com.yahoo.vespa.model.VespaModel;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +25,9 @@ public class ContentServing implements AutoCloseable {
 
     private static final Logger log = Logger.getLogger(ContentServing.class.getName());
 
-    private record Node(String cluster, ContentNode engine, ProtonRpcServer server) {}
+    private static final long PING_MARGIN_MILLIS = 100;
+
+    private record Node(String cluster, ContentNode engine, ReadinessGate gate, ProtonRpcServer server) {}
 
     private final List<Node> nodes = new ArrayList<>();
     private final Map<String, ContentClusterConfig> clusters;
@@ -37,7 +40,8 @@ public class ContentServing implements AutoCloseable {
                                                                services.containerCluster() + "/component/dispatcher." + cluster);
                 for (DispatchNodesConfig.Node spec : dispatch.node()) {
                     ContentNode engine = new ContentNode(clusters.get(cluster), spec.key());
-                    nodes.add(new Node(cluster, engine, new ProtonRpcServer(engine, spec.host(), spec.port())));
+                    ReadinessGate gate = new ReadinessGate(engine);
+                    nodes.add(new Node(cluster, engine, gate, new ProtonRpcServer(gate, spec.host(), spec.port())));
                     log.info("Content node " + spec.key() + " of '" + cluster + "' listening on " + spec.host() + ":" + spec.port());
                 }
             }
@@ -46,6 +50,25 @@ public class ContentServing implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /** Marks every node as holding all its documents: pings answer online from now on. */
+    public void setReady() { nodes.forEach(node -> node.gate().setReady()); }
+
+    /**
+     * Marks every node as holding all its documents, then waits until the container's dispatcher
+     * has seen each online, so that queries reach them all. Until then the nodes answer pings as
+     * offline. Returns whether the dispatcher saw them all within the timeout.
+     */
+    public boolean awaitReady(Duration timeout) throws InterruptedException {
+        setReady();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (nodes.stream().anyMatch(node -> ! node.gate().seenReady())) {
+            if (System.nanoTime() > deadline) return false;
+            Thread.sleep(20);
+        }
+        Thread.sleep(PING_MARGIN_MILLIS); // for the dispatcher to take the answers into use
+        return true;
     }
 
     /** Stores a document, processed by its indexing statements, on the node(s) holding it. */

@@ -17,6 +17,8 @@ import com.yahoo.vespa.configdefinition.IlscriptsConfig;
 import com.yahoo.vespa.model.VespaModel;
 import ai.dwell.runtime.serve.container.ContainerHost;
 import ai.dwell.runtime.serve.container.LocalHosts;
+import ai.dwell.runtime.serve.container.PackageLinguistics;
+import com.yahoo.language.Linguistics;
 import ai.dwell.runtime.serve.deploy.ApplicationArchive;
 import ai.dwell.runtime.serve.deploy.InvalidApplicationException;
 import ai.dwell.runtime.serve.deploy.ModelBuilder;
@@ -27,11 +29,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
 
@@ -138,18 +142,38 @@ public class Runtime implements Deployments, AutoCloseable {
         clusters.values().forEach(cluster -> globalTypes.addAll(cluster.globalDocumentTypes()));
         FeedPipeline pipeline = new FeedPipeline(new StoreSink(documents), types, globalTypes);
         DocumentAccesses.install(pipeline);
-        ContainerHost container = ContainerHost.start(served, services.containerCluster());
-        ContentServing content = null;
+        // The content nodes first, holding every document, so that the new container's dispatcher
+        // finds them ready on its first ping. Indexing needs the container's linguistics: when the
+        // package uses Vespa's default, it is made here from the model; else taken from the container.
+        ContentServing content = new ContentServing(model, services, clusters);
+        ContainerHost container = null;
         try {
+            Optional<Linguistics> linguistics = PackageLinguistics.of(model, services.containerCluster());
+            IndexFollower follower = null;
+            if (linguistics.isPresent()) {
+                follower = new IndexFollower(new IndexingScripts(indexingScripts, types, linguistics.get()), content);
+                documents.subscribe(follower);
+                content.setReady();
+            }
+            container = ContainerHost.start(served, services.containerCluster());
             pipeline.route(new DocprocRoute(container.jdisc().documentProcessing(), services.docprocChainOfType()));
-            content = new ContentServing(model, services, clusters);
-            IndexFollower follower = new IndexFollower(new IndexingScripts(indexingScripts, types, container.linguistics()), content);
-            documents.subscribe(follower);
+            if (follower == null) {
+                follower = new IndexFollower(new IndexingScripts(indexingScripts, types, container.linguistics()), content);
+                documents.subscribe(follower);
+            }
+            if ( ! content.awaitReady(Duration.ofSeconds(30)))
+                log.warning("The container has not reached every content node 30 s after start");
             active = new Generation(session, deployedDir, model, services, container, content, documents, follower, built.log());
         }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            if (container != null) container.close();
+            content.close();
+            throw new IllegalStateException("Interrupted while activating session " + session, e);
+        }
         catch (RuntimeException e) {
-            container.close();
-            if (content != null) content.close();
+            if (container != null) container.close();
+            content.close();
             throw e;
         }
         data.setActive(session);
