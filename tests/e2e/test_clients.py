@@ -175,7 +175,7 @@ def test_visiting_selection_wanted_count_and_global_cluster(runtime: Runtime) ->
     assert seen == {f"id:dwell:comment::{c}" for c in COMMENTS}
     authors = visit_all(CLUSTER, "global", selection="author")
     assert {d["id"] for d in authors} == {"id:dwell:author::ann", "id:dwell:author::bob", "id:dwell:author::cy"}
-    status, body = http("GET", f"{CONTAINER}/document/v1/dwell/author/docid?cluster={CLUSTER}")
+    status, body = http("GET", f"{CONTAINER}/document/v1/dwell/author/docid?cluster={CLUSTER}&stream=true")
     assert status == 200 and len(body["documents"]) == 3, body
 
 

@@ -141,7 +141,8 @@ public class Runtime implements Deployments, AutoCloseable {
         ContainerHost container = ContainerHost.start(served, services.containerCluster());
         ContentServing content = null;
         try {
-            pipeline.route(new DocprocRoute(container.jdisc().documentProcessing(), services.docprocChainOfType()));
+            pipeline.route(new DocprocRoute(services.docprocChainOfType().isEmpty() ? null : container.jdisc().documentProcessing(),
+                                            services.docprocChainOfType()));
             content = new ContentServing(model, services, clusters);
             IndexFollower follower = new IndexFollower(new IndexingScripts(indexingScripts, types, container.linguistics()), content);
             documents.subscribe(follower);
