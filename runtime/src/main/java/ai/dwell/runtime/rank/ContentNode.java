@@ -155,9 +155,21 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
         long active = activeDocumentsUnlocked();
         long covered = active;
         boolean degraded = false;
+        boolean softTimeout = false;
+        long start = System.nanoTime();
+        long deadline = request.getTimeout() > 0 ? start + request.getTimeout() * 1_000_000L : Long.MAX_VALUE;
+        SearchTrace trace = request.getTraceLevel() > 0 ? new SearchTrace(distributionKey, start) : null;
         for (DocumentIndex index : searched) {
+            if (System.nanoTime() > deadline) { // proton's soft timeout: what is left is not covered
+                softTimeout = true;
+                covered -= index.documentCount();
+                if (trace != null) trace.event("soft timeout: skipping " + index.name());
+                continue;
+            }
             RankProfile profile = assets.get(index.name()).profile(profileName).get();
+            long matchStart = System.nanoTime();
             MatchResult match = QueryMatcher.match(index, request.getQueryTree());
+            if (trace != null) trace.phase(index.name(), "match", matchStart, match.hits().cardinality() + " hits");
             BitSet hits = match.hits();
             UnsupportedSettings.check(profile, query);
             Optional<MatchPhaseLimiter> limiter = MatchPhaseSettings.limiter(profile, query, index);
@@ -174,6 +186,10 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             programs.put(index.name(), program);
             int rerank = query.string("vespa.hitcollector.heapsize").map(Integer::parseInt).orElse(profile.rerankCount());
             Ranker.Ranked ranked = Ranker.rank(index.name(), program, hits, rerank);
+            if (trace != null) {
+                trace.duration(index.name(), "first phase", ranked.firstPhaseNanos(), ranked.size() + " ranked with '" + profileName + "'");
+                trace.duration(index.name(), "second phase", ranked.secondPhaseNanos(), ranked.reranked() + " reranked");
+            }
             if (grouping != null) for (int i = 0; i < ranked.size(); i++) grouping.add(ranked.lids()[i], ranked.relevance()[i], i);
             if (sorted != null) {
                 sorted.add(index, ranked);
@@ -185,8 +201,14 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
         if (sorted != null) all = sorted.first((int) Math.min(Integer.MAX_VALUE, (long) request.getOffset() + request.getHits()));
         else all.sort(Comparator.comparingDouble(RankedHit::relevance).reversed());
         var reply = SearchProtocol.SearchReply.newBuilder().setTotalHitCount(total).setDegradedByMatchPhase(degraded)
+                                              .setDegradedBySoftTimeout(softTimeout)
                                               .setCoverageDocs(covered).setActiveDocs(active).setTargetActiveDocs(active);
-        if (grouping != null) reply.setGroupingBlob(GroupingBlob.write(grouping.finish()));
+        if (grouping != null) {
+            long groupingStart = System.nanoTime();
+            reply.setGroupingBlob(GroupingBlob.write(grouping.finish()));
+            if (trace != null) trace.phase("", "grouping", groupingStart, "");
+        }
+        if (trace != null) reply.setSlimeTrace(ByteString.copyFrom(trace.finish()));
         int from = Math.min(request.getOffset(), all.size()), to = (int) Math.min((long) request.getOffset() + request.getHits(), all.size());
         List<String> featureNames = null;
         Map<String, List<RankProgram.OutputFeature>> featuresByType = new LinkedHashMap<>();

@@ -79,7 +79,49 @@ final class DocsumWriter {
         else if (value instanceof NumericFieldValue n) docsum.setLong(name, n.getNumber().longValue());
         else if (value instanceof BoolFieldValue b) docsum.setBool(name, b.getBoolean());
         else if (value instanceof TensorFieldValue t) t.getTensor().ifPresent(tensor -> docsum.setData(name, TypedBinaryFormat.encode(tensor)));
+        else if (value instanceof com.yahoo.document.datatypes.StructuredFieldValue struct) {
+            Cursor object = docsum.setObject(name);
+            struct.iterator().forEachRemaining(field -> writeValue(object, field.getKey().getName(), field.getValue()));
+        }
+        else if (value instanceof com.yahoo.document.datatypes.WeightedSet<?> || value instanceof com.yahoo.document.datatypes.Array<?>
+                 || value instanceof com.yahoo.document.datatypes.MapFieldValue<?, ?>)
+            writeComposite(docsum.setArray(name), value);
         else docsum.setString(name, value.toString());
+    }
+
+    /** Multi-value fields as proton renders them: arrays as arrays, weighted sets as [{item, weight}], maps as [{key, value}], structs as objects. */
+    private static void writeComposite(Cursor array, FieldValue value) {
+        if (value instanceof com.yahoo.document.datatypes.WeightedSet<?> set) {
+            for (Object item : set.keySet()) {
+                Cursor entry = array.addObject();
+                writeValue(entry, "item", (FieldValue) item);
+                entry.setLong("weight", set.get(item));
+            }
+        }
+        else if (value instanceof com.yahoo.document.datatypes.Array<?> list) {
+            for (Object element : list.getValues()) writeElement(array, (FieldValue) element);
+        }
+        else if (value instanceof com.yahoo.document.datatypes.MapFieldValue<?, ?> map) {
+            for (var e : map.entrySet()) {
+                Cursor entry = array.addObject();
+                writeValue(entry, "key", (FieldValue) e.getKey());
+                writeValue(entry, "value", (FieldValue) e.getValue());
+            }
+        }
+    }
+
+    private static void writeValue(Cursor object, String name, FieldValue value) { writeField(object, name, value); }
+
+    private static void writeElement(Cursor array, FieldValue value) {
+        if (value instanceof StringFieldValue s) array.addString(s.getString());
+        else if (value instanceof DoubleFieldValue || value instanceof FloatFieldValue) array.addDouble(((NumericFieldValue) value).getNumber().doubleValue());
+        else if (value instanceof NumericFieldValue n) array.addLong(n.getNumber().longValue());
+        else if (value instanceof BoolFieldValue b) array.addBool(b.getBoolean());
+        else if (value instanceof com.yahoo.document.datatypes.StructuredFieldValue struct) {
+            Cursor object = array.addObject();
+            struct.iterator().forEachRemaining(field -> writeValue(object, field.getKey().getName(), field.getValue()));
+        }
+        else array.addString(value.toString());
     }
 
 }

@@ -12,7 +12,7 @@ import java.util.BitSet;
 final class Ranker {
 
     /** The matches of one index, best first: local ids and their relevance. */
-    record Ranked(String documentType, int[] lids, double[] relevance) {
+    record Ranked(String documentType, int[] lids, double[] relevance, long firstPhaseNanos, long secondPhaseNanos, int reranked) {
         int size() { return lids.length; }
     }
 
@@ -24,11 +24,14 @@ final class Ranker {
         int i = 0;
         for (int lid = matches.nextSetBit(0); lid >= 0; lid = matches.nextSetBit(lid + 1)) lids[i++] = lid;
         double[] scores = new double[n];
+        long start = System.nanoTime();
         program.firstPhase(lids, n, scores);
+        long firstPhaseNanos = System.nanoTime() - start;
         int[] order = ScoreOrder.descending(scores, n);
         int[] rankedLids = new int[n];
         double[] relevance = new double[n];
         int reranked = program.hasSecondPhase() ? Math.max(0, Math.min(rerankCount, n)) : 0;
+        long secondStart = System.nanoTime();
         if (reranked > 0) {
             int[] windowLids = new int[reranked];
             double[] windowFirst = new double[reranked];
@@ -60,7 +63,7 @@ final class Ranker {
                 relevance[r] = scores[order[r]];
             }
         }
-        return new Ranked(documentType, rankedLids, relevance);
+        return new Ranked(documentType, rankedLids, relevance, firstPhaseNanos, reranked > 0 ? System.nanoTime() - secondStart : 0, reranked);
     }
 
 }

@@ -156,7 +156,8 @@ public class Runtime implements Deployments, AutoCloseable {
                 content.setReady();
             }
             container = ContainerHost.start(served, services.containerCluster());
-            pipeline.route(new DocprocRoute(container.jdisc().documentProcessing(), services.docprocChainOfType()));
+            pipeline.route(new DocprocRoute(services.docprocChainOfType().isEmpty() ? null : container.jdisc().documentProcessing(),
+                                            services.docprocChainOfType()));
             if (follower == null) {
                 follower = new IndexFollower(new IndexingScripts(indexingScripts, types, container.linguistics()), content);
                 documents.subscribe(follower);

@@ -6,7 +6,10 @@ import ai.vespa.rankingexpression.importer.vespa.VespaImporter;
 import ai.vespa.rankingexpression.importer.xgboost.XGBoostImporter;
 import com.yahoo.config.model.NullConfigModelRegistry;
 import com.yahoo.config.model.api.ValidationParameters;
+import com.yahoo.config.model.application.provider.ApplicationPackageXmlFilesValidator;
 import com.yahoo.config.model.application.provider.FilesApplicationPackage;
+import com.yahoo.component.Version;
+import com.yahoo.vespa.config.VespaVersion;
 import com.yahoo.config.model.deploy.DeployState;
 import com.yahoo.config.model.deploy.TestProperties;
 import com.yahoo.vespa.model.VespaModel;
@@ -32,6 +35,8 @@ public final class ModelBuilder {
     public static Built build(Path applicationDir) {
         List<String> log = new ArrayList<>();
         try {
+            // services.xml and hosts.xml against Vespa's schemas, as the config server checks them
+            ApplicationPackageXmlFilesValidator.create(applicationDir.toFile(), new Version(VespaVersion.major)).checkApplication();
             DeployState state = new DeployState.Builder()
                     .applicationPackage(FilesApplicationPackage.fromDir(applicationDir.toFile(), Map.of()))
                     .modelImporters(List.of(new VespaImporter(), new OnnxImporter(), new XGBoostImporter(), new LightGBMImporter()))

@@ -20,6 +20,10 @@ import com.yahoo.documentapi.UpdateResponse;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.function.Supplier;
+import com.yahoo.documentapi.messagebus.protocol.DocumentProtocol;
+import com.yahoo.messagebus.Error;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
@@ -29,10 +33,19 @@ import static com.yahoo.documentapi.DocumentOperationParameters.parameters;
 /**
  * Asynchronous document operations: each is accepted at once with a request id, and its response
  * is delivered to the operation's (or the session's) response handler when the backend completes it.
+ *
+ * <p>As Vespa's message bus session, it has a window of pending writes: a write beyond it is not
+ * accepted but answered with a transient error ("send queue full"), which /document/v1 (Vespa's
+ * DocumentV1ApiHandler) retries from its own bounded queue and answers with 429 once that is full.
+ * So a burst never queues without bound.
  */
 class EngineAsyncSession implements AsyncSession {
 
+    /** The most writes pending in one session, as message bus's throttle window; -Ddwell.maxPendingWrites overrides. */
+    static final int MAX_PENDING = Integer.getInteger("dwell.maxPendingWrites", 256);
+
     private final DocumentBackend backend;
+    private final Semaphore window = new Semaphore(MAX_PENDING);
     private final ResponseHandler sessionHandler;
     private final BlockingQueue<Response> queued = new LinkedBlockingQueue<>();
     private final AtomicLong requestIds = new AtomicLong();
@@ -47,7 +60,7 @@ class EngineAsyncSession implements AsyncSession {
 
     @Override
     public Result put(DocumentPut put, DocumentOperationParameters parameters) {
-        return send(backend.put(put), parameters, (id, outcome) -> outcome.isSuccess()
+        return send(() -> backend.put(put), parameters, (id, outcome) -> outcome.isSuccess()
                 ? new DocumentResponse(id, put.getDocument())
                 : new DocumentResponse(id, put.getDocument(), outcome.message(), outcomeOf(outcome)));
     }
@@ -76,7 +89,7 @@ class EngineAsyncSession implements AsyncSession {
 
     @Override
     public Result remove(DocumentRemove remove, DocumentOperationParameters parameters) {
-        return send(backend.remove(remove), parameters, (id, outcome) -> outcome.isSuccess()
+        return send(() -> backend.remove(remove), parameters, (id, outcome) -> outcome.isSuccess()
                 ? new RemoveResponse(id, outcome.found())
                 : new DocumentIdResponse(id, remove.getId(), outcome.message(), outcomeOf(outcome)));
     }
@@ -86,18 +99,28 @@ class EngineAsyncSession implements AsyncSession {
 
     @Override
     public Result update(DocumentUpdate update, DocumentOperationParameters parameters) {
-        return send(backend.update(update), parameters, (id, outcome) -> outcome.isSuccess()
+        return send(() -> backend.update(update), parameters, (id, outcome) -> outcome.isSuccess()
                 ? new UpdateResponse(id, outcome.found())
                 : new DocumentUpdateResponse(id, update, outcome.message(), outcomeOf(outcome)));
     }
 
-    private Result send(CompletableFuture<WriteOutcome> operation, DocumentOperationParameters parameters,
+    private Result send(Supplier<CompletableFuture<WriteOutcome>> write, DocumentOperationParameters parameters,
                         BiFunction<Long, WriteOutcome, Response> toResponse) {
+        if ( ! window.tryAcquire())
+            return new Result(Result.ResultType.TRANSIENT_ERROR,
+                              new Error(DocumentProtocol.ERROR_OVERLOAD, "Send queue full: " + MAX_PENDING + " writes pending"));
+        CompletableFuture<WriteOutcome> operation;
+        try {
+            operation = write.get();
+        }
+        catch (RuntimeException e) {
+            operation = CompletableFuture.failedFuture(e);
+        }
         long id = requestIds.incrementAndGet();
-        operation.whenComplete((outcome, failure) -> deliver(
+        operation.whenComplete((outcome, failure) -> { window.release(); deliver(
                 failure == null ? toResponse.apply(id, outcome)
                                 : new Response(id, failure.getMessage(), Response.Outcome.ERROR),
-                parameters));
+                parameters); });
         return new Result(id);
     }
 
@@ -112,13 +135,15 @@ class EngineAsyncSession implements AsyncSession {
             case OK -> Response.Outcome.SUCCESS;
             case NOT_FOUND -> Response.Outcome.NOT_FOUND;
             case CONDITION_FAILED -> Response.Outcome.CONDITION_FAILED;
-            case INVALID_INPUT, ERROR -> Response.Outcome.ERROR;
-            case OVERLOADED -> Response.Outcome.TIMEOUT;
+            case INVALID_INPUT -> Response.Outcome.REJECTED;       // 400, as ERROR_REJECTED from a docproc's INVALID_INPUT
+            case OVERLOADED -> Response.Outcome.OVERLOAD;          // 429
+            case TIMEOUT -> Response.Outcome.TIMEOUT;              // 504
+            case ERROR -> Response.Outcome.ERROR;                  // 500
         };
     }
 
     @Override
-    public double getCurrentWindowSize() { return 1024; }
+    public double getCurrentWindowSize() { return MAX_PENDING; }
 
     @Override
     public Response getNext() { return queued.poll(); }

@@ -16,8 +16,8 @@ import java.util.Map;
  */
 public class DocprocRoute {
 
-    /** The operations the chain let through, or why it refused them. */
-    public record Outcome(List<DocumentOperation> operations, String refusal) {
+    /** The operations the chain let through, or why it refused them, with the progress it refused them with. */
+    public record Outcome(List<DocumentOperation> operations, String refusal, Progress progress) {
         public boolean refused() { return refusal != null; }
     }
 
@@ -32,12 +32,12 @@ public class DocprocRoute {
 
     public Outcome process(DocumentOperation operation, String documentType) {
         String chain = chainOfType.get(documentType);
-        if (chain == null || processing == null) return new Outcome(List.of(operation), null);
+        if (chain == null || processing == null) return new Outcome(List.of(operation), null, Progress.DONE);
         Processing work = Processing.of(operation);
         Progress progress = processing.process(ComponentSpecification.fromString(chain), work);
         if (progress == Progress.DONE)
-            return new Outcome(List.copyOf(work.getDocumentOperations()), null);
-        return new Outcome(List.of(), progress.getReason().orElse("Document processing chain '" + chain + "' returned " + progress));
+            return new Outcome(List.copyOf(work.getDocumentOperations()), null, progress);
+        return new Outcome(List.of(), progress.getReason().orElse("Document processing chain '" + chain + "' returned " + progress), progress);
     }
 
 }

@@ -2,6 +2,7 @@ package ai.dwell.runtime.serve.feed;
 
 import ai.dwell.runtime.serve.documentapi.DocumentBackend;
 import ai.dwell.runtime.serve.documentapi.WriteOutcome;
+import com.yahoo.docproc.DocumentProcessor;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentOperation;
@@ -79,6 +80,14 @@ public class FeedPipeline implements DocumentBackend {
         return copy;
     }
 
+    /** As Vespa's docproc service reports a chain's progress back to the document API (DocumentProcessingTask). */
+    static WriteOutcome.Status statusOf(DocumentProcessor.Progress progress) {
+        if (DocumentProcessor.Progress.INVALID_INPUT.equals(progress)) return WriteOutcome.Status.INVALID_INPUT;
+        if (DocumentProcessor.Progress.OVERLOAD.equals(progress)) return WriteOutcome.Status.OVERLOADED;
+        if (DocumentProcessor.Progress.TIMEOUT.equals(progress)) return WriteOutcome.Status.TIMEOUT;
+        return WriteOutcome.Status.ERROR; // FAILED, PERMANENT_FAILURE, LATER without end
+    }
+
     private CompletableFuture<WriteOutcome> process(DocumentOperation operation, String documentType) {
         DocprocRoute route = docprocs.get();
         List<DocumentOperation> operations = List.of(operation);
@@ -91,7 +100,7 @@ public class FeedPipeline implements DocumentBackend {
                 return CompletableFuture.completedFuture(WriteOutcome.failure(WriteOutcome.Status.ERROR, e.getMessage()));
             }
             if (outcome.refused())
-                return CompletableFuture.completedFuture(WriteOutcome.failure(WriteOutcome.Status.INVALID_INPUT, outcome.refusal()));
+                return CompletableFuture.completedFuture(WriteOutcome.failure(statusOf(outcome.progress()), outcome.refusal()));
             operations = outcome.operations();
         }
         List<CompletableFuture<WriteOutcome>> writes = new ArrayList<>();
