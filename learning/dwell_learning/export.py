@@ -39,6 +39,19 @@ def tensor_cells(name: str, value: np.ndarray) -> dict[str, Any]:
     return {"cells": cells}
 
 
+def read_constants(directory: Path) -> Weights:
+    """The package's constant tensors (Vespa's cells JSON, as write_constants writes them)
+    as numpy arrays."""
+    weights = {}
+    for name, (spec, shape) in TENSOR_TYPES.items():
+        dims = _dims(name)
+        array = np.zeros(shape, dtype=np.float32)
+        for cell in json.loads((directory / f"{name}.json").read_text())["cells"]:
+            array[tuple(int(cell["address"][d]) for d in dims)] = cell["value"]
+        weights[name] = array
+    return weights
+
+
 def write_constants(weights: Weights, directory: Path) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     written = []
