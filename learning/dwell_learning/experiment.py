@@ -119,14 +119,15 @@ def summary(rows: list[dict[str, Any]], last: int = 3) -> dict[str, Any]:
     learned = np.mean([r["dwell_learned"] for r in tail])
     oracle = np.mean([r["dwell_oracle"] for r in tail])
 
-    def cost(prefix: str) -> float | None:
-        g = [r[f"{prefix}_greedy"] for r in rows if r[f"{prefix}_greedy"] is not None and r[f"{prefix}_explored"] is not None]
-        e = [r[f"{prefix}_explored"] for r in rows if r[f"{prefix}_greedy"] is not None and r[f"{prefix}_explored"] is not None]
+    def cost(arm: str) -> float | None:
+        """Dwell of the arm as served (with exploration) relative to its greedy views (a random
+        1 - rate share of the same views): the exploration's cost. Over all iterations."""
+        g = [r[f"{arm}_greedy"] for r in rows if r[f"{arm}_greedy"] is not None]
         if not g:
             return None
-        rate = rows[0].get("rate", None)
-        return float(np.mean(e) / np.mean(g) - 1)
+        return float(np.mean([r[f"dwell_{arm}"] for r in rows]) / np.mean(g) - 1)
 
+    true = {k: float(np.mean([r[f"true_{k}"] for r in tail])) for k in ("freshness", "live", "oracle", "ceiling")}
     errors = [r["predicted_snips"] / r["dwell_learned"] - 1 for r in rows if r["predicted_snips"] is not None]
     covered = [r["predicted_snips_lo"] <= r["dwell_learned"] <= r["predicted_snips_hi"] for r in rows
                if r["predicted_snips"] is not None]
@@ -134,12 +135,17 @@ def summary(rows: list[dict[str, Any]], last: int = 3) -> dict[str, Any]:
         "last_iterations": len(tail),
         "freshness": float(fresh), "learned": float(learned), "oracle": float(oracle),
         "lift_over_freshness": float(learned / fresh - 1), "share_of_oracle": float(learned / oracle),
-        "explored_vs_greedy_learned": cost("learned"), "explored_vs_greedy_freshness": cost("freshness"),
+        "exploration_cost_learned": cost("learned"), "exploration_cost_freshness": cost("freshness"),
         "snips_error_mean_abs": float(np.mean(np.abs(errors))) if errors else None,
         "snips_error_max_abs": float(np.max(np.abs(errors))) if errors else None,
         "snips_within_5pct": int(sum(abs(e) <= 0.05 for e in errors)), "snips_predictions": len(errors),
         "ci_covers_online": int(sum(covered)),
         "ships": int(sum(r["shipped"] for r in rows)),
+        "expected_greedy_dwell": true,
+        "expected_lift_over_freshness": true["live"] / true["freshness"] - 1,
+        "expected_share_of_oracle": true["live"] / true["oracle"],
+        "expected_ceiling_over_freshness": true["ceiling"] / true["freshness"] - 1,
+        "expected_oracle_over_freshness": true["oracle"] / true["freshness"] - 1,
     }
 
 
@@ -182,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="dwell learn", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, required=True, help="a corpus directory (python -m dwell_feed generate)")
     parser.add_argument("--out", type=Path, default=ROOT / "data" / "learn")
-    parser.add_argument("--runtime-data", type=Path, default=Path("/tmp/dwell-learn-runtime"))
+    parser.add_argument("--runtime-data", type=Path, help="an empty or new directory for the runtime's data "
+                        "(default: a new one under /tmp)")
     for f in fields(LoopConfig):
         parser.add_argument("--" + f.name.replace("_", "-"), type=type(f.default) if not isinstance(f.default, bool) else int,
                             default=f.default)
@@ -197,9 +204,12 @@ def main(argv: list[str] | None = None) -> int:
     if config.runtime_iterations > 0:
         if not (ROOT / "runtime" / "target" / "classpath.txt").exists():
             raise SystemExit("build first: ./dwell build")
-        import shutil
+        import tempfile
 
-        shutil.rmtree(args.runtime_data, ignore_errors=True)
+        data = args.runtime_data or Path(tempfile.mkdtemp(prefix="dwell-learn-"))
+        if data.exists() and any(data.iterdir()):
+            raise SystemExit(f"{data} is not empty: the loop needs a runtime of its own")
+        args.runtime_data = data
         with OwnRuntime(args.runtime_data) as rt:
             fed_s = rt.deploy_and_feed(args.corpus, corpus.now)
             print(f"[learn] runtime up, corpus fed in {fed_s:.1f} s", file=sys.stderr, flush=True)

@@ -33,6 +33,7 @@ import numpy as np
 
 from .estimators import Logged, estimate, join, snips_difference
 from .export import read_constants
+from .features import baseline_score
 from .network import Weights, forward
 from .service import Corpus, OfflineService, RuntimeService, View, load_corpus, sample_views
 from .simulator import ReaderModel, Readers, counter_updates
@@ -71,18 +72,34 @@ def _mixture_fn(weights: Weights) -> Callable[[np.ndarray], np.ndarray]:
     return lambda x: forward(weights, x)
 
 
-def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weights: Weights, hits: int) -> float:
-    """Diagnostics only: the exact expected dwell per view of the greedy ranking by `weights` on
-    the offline replica's current features (readers' noise integrated out, articles by
-    popularity). The loop never uses it to decide anything."""
+def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weights: Weights | str, hits: int) -> float:
+    """Diagnostics only: the exact expected dwell per view of a greedy ranking on the offline
+    replica's current features (readers' noise integrated out, articles by popularity).
+    `weights`: network weights, or "freshness" (the baseline), "oracle" (hidden quality), or
+    "ceiling" (the least-squares fit of the perceived quality on the nine features: about the
+    best any ranker of these features can do). The loop never uses it to decide anything."""
     from .features import feature_vector
 
     now = service.now if service.now is not None else corpus.now
+    xs = {a: np.stack([feature_vector(service.signals(c), now) for c in ids]) for a, ids in corpus.by_article.items()}
+    if weights == "ceiling":
+        x = np.concatenate(list(xs.values()))
+        q = np.concatenate([[readers.perceived(a, c) for c in ids] for a, ids in corpus.by_article.items()])
+        a1 = np.c_[x, np.ones(len(x))]
+        beta = np.linalg.lstsq(a1, q, rcond=None)[0]
     total = 0.0
     for article, share in corpus.popularity.items():
         ids = corpus.by_article[article]
-        x = np.stack([feature_vector(service.signals(c), now) for c in ids])
-        top = np.argsort(-forward(weights, x), kind="stable")[:hits]
+        x = xs[article]
+        if weights == "freshness":
+            s = baseline_score(x)
+        elif weights == "oracle":
+            s = np.array([corpus.quality[c] for c in ids])
+        elif weights == "ceiling":
+            s = np.c_[x, np.ones(len(x))] @ beta
+        else:
+            s = forward(weights, x)
+        top = np.argsort(-s, kind="stable")[:hits]
         total += share * readers.expected_dwell(article, [ids[i] for i in top])
     return float(total)
 
@@ -195,6 +212,9 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "candidate_estimate": {k: e.row() for k, e in est_cand.items()}, "shipped": bool(ship),
             "gain_snips": diff, "gain_ci": list(diff_ci),
             "true_live": true_value(corpus, service, readers, live, config.hits),
+            "true_freshness": true_value(corpus, service, readers, "freshness", config.hits),
+            "true_oracle": true_value(corpus, service, readers, "oracle", config.hits),
+            "true_ceiling": true_value(corpus, service, readers, "ceiling", config.hits),
             "true_candidate": true_value(corpus, service, readers, candidate, config.hits),
         }
         if ship:
