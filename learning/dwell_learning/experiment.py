@@ -25,12 +25,21 @@ from .service import OfflineService, RuntimeService, http, load_corpus, read_jso
 # A runtime of our own: started, deployed, fed, always stopped.
 
 
+def answers(url: str) -> bool:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
 def wait_for_free_ports(timeout: float = 900) -> None:
+    """Only one runtime can serve on this machine: wait for anybody else's to stop."""
     deadline = time.time() + timeout
     while True:
-        try:
-            status, _ = http("GET", "http://localhost:19071/status.html", timeout=2)
-        except OSError:
+        if not answers("http://localhost:19071/status.html"):
             return
         if time.time() > deadline:
             raise RuntimeError("another dwell runtime keeps serving on :19071")
@@ -76,11 +85,8 @@ class OwnRuntime:
         if done.returncode != 0:
             raise RuntimeError(done.stdout + done.stderr)
         for _ in range(360):
-            try:
-                if http("GET", "http://localhost:8080/status.html", timeout=2)[0] == 200:
-                    break
-            except OSError:
-                pass
+            if answers("http://localhost:8080/status.html"):
+                break
             time.sleep(0.5)
         shift = int(time.time()) - now
         started = time.time()
@@ -160,6 +166,11 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> Path:
     a.plot(it, [r["dwell_oracle"] for r in rows], "k--", label="oracle (hidden quality)")
     a.plot(it, [r["dwell_learned"] for r in rows], "o-", label="learned network (neural)")
     a.plot(it, [r["dwell_freshness"] for r in rows], "s-", label="freshness baseline")
+    if all("true_live" in r for r in rows):
+        a.plot(it, [r["true_oracle"] for r in rows], "k:", lw=1, label="expected (noise-free), same colours")
+        a.plot(it, [r["true_live"] for r in rows], ":", color="C0", lw=1)
+        a.plot(it, [r["true_freshness"] for r in rows], ":", color="C1", lw=1)
+        a.plot(it, [r["true_ceiling"] for r in rows], ":", color="C2", lw=1, label="expected: best linear ranker of the 9 features")
     runtime = [r["iteration"] for r in rows if r["mode"] == "runtime"]
     if runtime:
         a.axvspan(min(runtime) - 0.5, max(runtime) + 0.5, color="0.9", label="served by the runtime")

@@ -220,7 +220,9 @@ class RuntimeService:
         params = {"article": v.article, "ranking": v.profile, "hits": v.hits, "query_id": v.query_id,
                   "exploration.rate": v.rate, "exploration.temperature": v.temperature,
                   "exploration.candidates": v.candidates, "exploration.seed": v.seed,
-                  "presentation.summary": "short", "timeout": "10s"}
+                  # "default" carries documentid; with the article view's own summary "short" the
+                  # impression log names candidates by their index:... hit ids (reported).
+                  "presentation.summary": "default", "timeout": "10s"}
         status, body = http("GET", f"{self.endpoint}/search/?{urllib.parse.urlencode(params)}")
         if status != 200 or "errors" in body.get("root", {}):
             raise RuntimeError(f"query failed ({status}): {json.dumps(body)[:500]}")

@@ -27,3 +27,22 @@ def corpus(articles: int = 6, per_article: int = 30, seed: int = 0) -> Corpus:
             quality[cid] = float(1 / (1 + np.exp(-logit)))
             by_article.setdefault(aid, []).append(cid)
     return Corpus(comments, authors, quality, by_article, {a: 1 / articles for a in by_article}, NOW)
+
+
+def write(c: Corpus, directory) -> None:
+    """The corpus as files, as the feed's generator writes them (put operations, truth, manifest)."""
+    import json
+    from pathlib import Path
+
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    with (d / "comments.jsonl").open("w") as f:
+        for cid, fields in c.comments.items():
+            f.write(json.dumps({"put": f"id:dwell:comment::{cid}", "fields": fields}) + "\n")
+    with (d / "authors.jsonl").open("w") as f:
+        for aid, fields in c.authors.items():
+            f.write(json.dumps({"put": f"id:dwell:author::{aid}", "fields": fields}) + "\n")
+    with (d / "truth.jsonl").open("w") as f:
+        for cid, q in c.quality.items():
+            f.write(json.dumps({"comment_id": cid, "article_id": c.comments[cid]["article_id"], "quality": q}) + "\n")
+    (d / "manifest.json").write_text(json.dumps({"now": c.now}) + "\n")
