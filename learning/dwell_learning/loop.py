@@ -58,6 +58,7 @@ class LoopConfig:
     window: int = 4                  # iterations of logs to train on
     epochs: int = 40
     gate: str = "cascade"            # the estimator of the ship gate: cascade or position
+    evaluate_on: str = "learned"     # the logs of the estimates: learned (the live model's) or both
     seed: int = 1
     export_every_ship: bool = True
 
@@ -174,7 +175,10 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
 
         # Join, split, train, estimate, gate.
         joined = join(logs["freshness"] + logs["learned"], signals)
-        evaluation = joined                  # held out: the candidate never trained on it
+        # Held out (the candidate never trained on it). By default the live model's own logs:
+        # the candidate is closer to the live model than to freshness, so its weights are smaller,
+        # and the live model's estimate is then its on-policy mean.
+        evaluation = join(logs["learned"], signals) if config.evaluate_on == "learned" else joined
         t0 = time.time()
         if history:
             data = _concat(history[-config.window:])
