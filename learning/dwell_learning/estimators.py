@@ -39,6 +39,7 @@ class Logged:
     temperature: np.ndarray         # (n,)
     propensity: np.ndarray          # (n,) logged propensity of the whole shown order
     explored: np.ndarray            # (n,) bool
+    articles: list[str] | None = None   # per impression, for the trainer's article offsets
 
     def __len__(self) -> int:
         return len(self.order)
@@ -51,7 +52,8 @@ class Logged:
         idx = [int(i) for i in np.asarray(index)]
         return Logged([self.features[i] for i in idx], [self.scores[i] for i in idx],
                       [self.order[i] for i in idx], self.rewards[idx], self.rate[idx],
-                      self.temperature[idx], self.propensity[idx], self.explored[idx])
+                      self.temperature[idx], self.propensity[idx], self.explored[idx],
+                      None if self.articles is None else [self.articles[i] for i in idx])
 
 
 def join(impressions: Sequence[Mapping[str, Any]], signals: Mapping[str, Mapping[str, Any]]) -> Logged:
@@ -72,6 +74,7 @@ def join(impressions: Sequence[Mapping[str, Any]], signals: Mapping[str, Mapping
         temperature=np.array([i["temperature"] for i in rows], dtype=np.float64),
         propensity=np.array([i["propensity"] for i in rows], dtype=np.float64),
         explored=np.array([bool(i["explored"]) for i in rows]),
+        articles=[i.get("article", "") for i in rows],
     )
 
 

@@ -147,6 +147,10 @@ def summary(rows: list[dict[str, Any]], last: int = 3) -> dict[str, Any]:
         "snips_within_5pct": int(sum(abs(e) <= 0.05 for e in errors)), "snips_predictions": len(errors),
         "ci_covers_online": int(sum(covered)),
         "ships": int(sum(r["shipped"] for r in rows)),
+        # The gate against the truth (expected greedy dwell of candidate vs live, diagnostics only):
+        "gate": {f"{'shipped' if r_ else 'kept'}_{'better' if b else 'worse'}": int(sum(
+            1 for r in rows[1:] if r["shipped"] == r_ and (r["true_candidate"] > r["true_live"]) == b))
+            for r_ in (True, False) for b in (True, False)},
         "expected_greedy_dwell": true,
         "expected_lift_over_freshness": true["live"] / true["freshness"] - 1,
         "expected_share_of_oracle": true["live"] / true["oracle"],

@@ -266,4 +266,5 @@ def _concat(parts: list[Logged]) -> Logged:
     return Logged(sum((p.features for p in parts), []), sum((p.scores for p in parts), []),
                   sum((p.order for p in parts), []), np.concatenate(pad),
                   np.concatenate([p.rate for p in parts]), np.concatenate([p.temperature for p in parts]),
-                  np.concatenate([p.propensity for p in parts]), np.concatenate([p.explored for p in parts]))
+                  np.concatenate([p.propensity for p in parts]), np.concatenate([p.explored for p in parts]),
+                  None if any(p.articles is None for p in parts) else sum((p.articles for p in parts), []))

@@ -43,11 +43,14 @@ class TrainConfig:
     temperature: float = 0.3   # of the policy the "snips" objective optimises
     clip: float = 20.0         # of the "snips" objective's prefix weights
     seed: int = 0
+    article_offsets: bool = True
 
 
-def examined(logged: Logged) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Features, position and read seconds of every comment that a reader read."""
-    xs, ps, ys = [], [], []
+def examined(logged: Logged, with_articles: bool = False):
+    """Features, position and read seconds of every comment that a reader read (and, with
+    with_articles, the index of its article)."""
+    xs, ps, ys, arts = [], [], [], []
+    names: dict[str, int] = {}
     for i, order in enumerate(logged.order):
         for k, c in enumerate(order):
             seconds = logged.rewards[i, k]
@@ -55,9 +58,13 @@ def examined(logged: Logged) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 xs.append(logged.features[i][c])
                 ps.append(k)
                 ys.append(seconds)
+                a = logged.articles[i] if logged.articles is not None else ""
+                arts.append(names.setdefault(a, len(names)))
     if not xs:
-        return np.zeros((0, N_FEATURES)), np.zeros(0, dtype=np.int64), np.zeros(0)
-    return np.asarray(xs), np.asarray(ps, dtype=np.int64), np.asarray(ys)
+        out = (np.zeros((0, N_FEATURES)), np.zeros(0, dtype=np.int64), np.zeros(0))
+        return out + (np.zeros(0, dtype=np.int64),) if with_articles else out
+    out = (np.asarray(xs), np.asarray(ps, dtype=np.int64), np.asarray(ys))
+    return out + (np.asarray(arts, dtype=np.int64),) if with_articles else out
 
 
 def standardisation(logged: Logged) -> tuple[np.ndarray, np.ndarray]:
@@ -135,32 +142,39 @@ def train(logged: Logged, start: Weights, config: TrainConfig = TrainConfig()) -
 def _train_cascade(net: _Net, logged: Logged, mu: np.ndarray, sd: np.ndarray, config: TrainConfig) -> None:
     import tensorflow as tf
 
-    x, pos, seconds = examined(logged)
+    x, pos, seconds, art = examined(logged, with_articles=True)
     if len(x) == 0:
         return
     z = ((x - mu) / sd).astype(np.float32)
     y = np.log(seconds).astype(np.float32)[:, None]
     k_max = int(pos.max()) + 1
     offset = tf.Variable(np.zeros((k_max, 1), np.float32), name="position_offset")
+    # Per-article offsets (dropped at export too) take what differs between articles and not
+    # between an article's comments (its readers' engagement, its age): without them the network
+    # learns article-level coincidences, which cannot help ranking within an article.
+    n_art = int(art.max()) + 1 if config.article_offsets else 1
+    art_offset = tf.Variable(np.zeros((n_art, 1), np.float32), name="article_offset")
+    if not config.article_offsets:
+        art = np.zeros_like(art)
     # The network's output level is free (only order matters), the offsets take position effects.
-    params = list(net.vars.values()) + [offset]
+    params = list(net.vars.values()) + [offset] + ([art_offset] if config.article_offsets else [])
     optimizer = tf.keras.optimizers.Adam(config.learning_rate)
-    data = tf.data.Dataset.from_tensor_slices((z, pos.astype(np.int32), y))
+    data = tf.data.Dataset.from_tensor_slices((z, pos.astype(np.int32), art.astype(np.int32), y))
     data = data.shuffle(len(z), seed=config.seed, reshuffle_each_iteration=True).batch(config.batch_size)
 
     @tf.function
-    def step(zb, pb, yb):
+    def step(zb, pb, ab, yb):
         with tf.GradientTape() as tape:
             offsets = tf.gather(offset, pb) - offset[0]   # position 0 has offset 0
-            pred = net(zb) + offsets
+            pred = net(zb) + offsets + tf.gather(art_offset, ab)
             loss = tf.reduce_mean(tf.square(pred - yb))
             loss += config.l2 * tf.add_n([tf.reduce_sum(tf.square(net.vars[k])) for k in ("W_0", "W_1", "W_2")])
         optimizer.apply_gradients(zip(tape.gradient(loss, params), params))
         return loss
 
     for _ in range(config.epochs):
-        for zb, pb, yb in data:
-            step(zb, pb, yb)
+        for zb, pb, ab, yb in data:
+            step(zb, pb, ab, yb)
 
 
 def _train_snips(net: _Net, logged: Logged, mu: np.ndarray, sd: np.ndarray, config: TrainConfig) -> None:
