@@ -70,10 +70,33 @@ class OwnRuntime:
         self.env = {**os.environ, "DWELL_DATA": str(data)}
 
     def __enter__(self) -> "OwnRuntime":
-        wait_for_free_ports()
         self.data.mkdir(parents=True, exist_ok=True)
-        subprocess.run([str(ROOT / "dwell"), "start"], check=True, env=self.env, cwd=ROOT)
-        return self
+        for attempt in range(3):
+            wait_for_free_ports()
+            subprocess.run([str(ROOT / "dwell"), "start"], check=True, env=self.env, cwd=ROOT)
+            if self.owns_ports():
+                return self
+            # Somebody else's runtime took the ports between our check and our start: ours died
+            # (BindException) while `dwell start` saw theirs answer. Never talk to theirs.
+            subprocess.run([str(ROOT / "dwell"), "stop"], env=self.env, cwd=ROOT)
+        raise RuntimeError("could not get the runtime ports: another runtime keeps taking them")
+
+    def owns_ports(self, settle_s: float = 3.0) -> bool:
+        """True when our JVM is alive and is the process listening on :19071."""
+        pid_file = self.data / "runtime.pid"
+        deadline = time.time() + settle_s
+        while True:
+            try:
+                pid = int(pid_file.read_text())
+                os.kill(pid, 0)
+            except (OSError, ValueError):
+                return False
+            listening = subprocess.run(["ss", "-ltnpH", "sport = :19071"], capture_output=True, text=True).stdout
+            if f"pid={pid}," in listening:
+                return True
+            if time.time() > deadline:
+                return False
+            time.sleep(0.2)
 
     def __exit__(self, *exc: Any) -> None:
         subprocess.run([str(ROOT / "dwell"), "stop"], env=self.env, cwd=ROOT)
