@@ -1,0 +1,270 @@
+"""The learning loop and its experiment: serve with exploration, join impressions with the
+readers' signals, estimate off-policy, train, gate, export, repeat.
+
+Each iteration (an "hour" of Yahoo's cycle, compressed to seconds) serves `views` article views
+to each of three arms, with the same articles drawn by popularity:
+
+- freshness: rank profile freshness (the hand-written baseline), with exploration;
+- learned:   rank profile neural with the live rankingmodel document, with exploration;
+- oracle:    the article's comments by hidden quality (no service; a reference, sends no actions).
+
+Readers (simulator.py) read what each view showed; the actions of the freshness and learned
+arms go back to the service as counter updates, batch by batch, so features move as readers act.
+Then a candidate network is trained on the logs of both explored arms (train.py), evaluated
+off-policy on held-out logs of this iteration (estimators.py), and shipped only if the lower
+bound of its SNIPS interval beats the live model's estimate on the same logs. A shipped model is
+exported three ways (constants, SavedModel -> tf2onnx ONNX, rankingmodel document) and fed.
+
+    python -m dwell_learning.loop --corpus DIR --iterations 10 --runtime-iterations 3 --out DIR
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from .estimators import Logged, estimate, join, snips_difference
+from .export import read_constants
+from .features import baseline_score
+from .network import Weights, forward
+from .service import Corpus, OfflineService, RuntimeService, View, load_corpus, sample_views
+from .simulator import ReaderModel, Readers, counter_updates
+from .train import TrainConfig, random_weights, train
+
+ROOT = Path(__file__).resolve().parents[2]
+KINDS = ("cascade", "position", "slate")
+
+
+@dataclass
+class LoopConfig:
+    iterations: int = 10
+    runtime_iterations: int = 0      # the first ones are served by the running runtime
+    views: int = 400                 # per arm and iteration
+    batch: int = 100                 # views served before the readers' actions are sent back
+    rate: float = 0.2
+    temperature: float = 0.3
+    candidates: int = 40
+    hits: int = 10
+    init: str = "baseline"           # or "random"
+    objective: str = "cascade"
+    window: int = 4                  # iterations of logs to train on
+    epochs: int = 40
+    gate: str = "cascade"            # the estimator of the ship gate: cascade or position
+    evaluate_on: str = "learned"     # the logs of the estimates: learned (the live model's) or both
+    seed: int = 1
+    export_every_ship: bool = True
+
+
+@dataclass
+class Arm:
+    name: str
+    profile: str
+
+
+def _mixture_fn(weights: Weights) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda x: forward(weights, x)
+
+
+def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weights: Weights | str, hits: int) -> float:
+    """Diagnostics only: the exact expected dwell per view of a greedy ranking on the offline
+    replica's current features (readers' noise integrated out, articles by popularity).
+    `weights`: network weights, or "freshness" (the baseline), "oracle" (hidden quality), or
+    "ceiling" (the least-squares fit of the perceived quality on the nine features: about the
+    best any ranker of these features can do). The loop never uses it to decide anything."""
+    from .features import feature_vector
+
+    now = service.now if service.now is not None else corpus.now
+    xs = {a: np.stack([feature_vector(service.signals(c), now) for c in ids]) for a, ids in corpus.by_article.items()}
+    if weights == "ceiling":
+        x = np.concatenate(list(xs.values()))
+        q = np.concatenate([[readers.perceived(a, c) for c in ids] for a, ids in corpus.by_article.items()])
+        a1 = np.c_[x, np.ones(len(x))]
+        beta = np.linalg.lstsq(a1, q, rcond=None)[0]
+    total = 0.0
+    for article, share in corpus.popularity.items():
+        ids = corpus.by_article[article]
+        x = xs[article]
+        if weights == "freshness":
+            s = baseline_score(x)
+        elif weights == "oracle":
+            s = np.array([corpus.quality[c] for c in ids])
+        elif weights == "ceiling":
+            s = np.c_[x, np.ones(len(x))] @ beta
+        else:
+            s = forward(weights, x)
+        top = np.argsort(-s, kind="stable")[:hits]
+        total += share * readers.expected_dwell(article, [ids[i] for i in top])
+    return float(total)
+
+
+def oracle_views(corpus: Corpus, readers: Readers, views: list[View], rng: np.random.Generator) -> list[dict]:
+    out = []
+    for v in views:
+        ids = sorted(corpus.by_article[v.article], key=lambda c: -corpus.quality[c])[: v.hits]
+        out.append(readers.read(v.query_id, v.article, ids, rng))
+    return out
+
+
+def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_service: Any = None,
+        log: Callable[[str], None] = print) -> list[dict[str, Any]]:
+    """Runs the loop; returns one row per iteration (also written to out/iterations.jsonl)."""
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(config.seed)
+    readers = Readers(corpus.quality, ReaderModel(), seed=config.seed)
+    package = read_constants(ROOT / "application" / "constants")
+    live: Weights = package               # version 0: the package constants
+    version = 0
+    start = random_weights(config.seed) if config.init == "random" else package
+    targets = [s for s in (service, runtime_service) if s is not None]
+    for s in targets:
+        if isinstance(s, OfflineService):
+            s.set_model(package, 0)
+    if config.init == "random":
+        live, version = start, 1
+        for s in targets:
+            s.set_model(live, version)
+    history: list[Logged] = []
+    predicted: dict[str, Any] | None = None
+    rows = []
+    for it in range(config.iterations):
+        mode = "runtime" if it < config.runtime_iterations and runtime_service is not None else "offline"
+        svc = runtime_service if mode == "runtime" else service
+        started = time.time()
+        seconds: dict[str, float] = {"serve": 0.0, "read": 0.0, "update": 0.0}
+        logs: dict[str, list[dict]] = {"freshness": [], "learned": []}
+        signals: dict[str, dict] = {}
+        dwell: dict[str, list[float]] = {"freshness": [], "learned": [], "oracle": []}
+        explored: dict[str, list[bool]] = {"freshness": [], "learned": []}
+        articles = sample_views(corpus, config.views, "x", 0, 1, 1, 1, rng)
+        for b in range(0, config.views, config.batch):
+            chunk = articles[b: b + config.batch]
+            actions: list[dict] = []
+            for arm, profile in (("freshness", "freshness"), ("learned", "neural")):
+                views = [View(f"{it}-{arm}-{v.query_id}", v.article, profile, config.rate, config.temperature,
+                              config.candidates, config.hits, v.seed) for v in chunk]
+                t0 = time.time()
+                impressions = svc.serve(views)
+                seconds["serve"] += time.time() - t0
+                t0 = time.time()
+                for imp in impressions:
+                    shown = [imp["ids"][c] for c in imp["shown"]]
+                    sig = readers.read(imp["query_id"], imp["article"], shown, rng)
+                    signals[imp["query_id"]] = sig
+                    actions.append(sig)
+                    dwell[arm].append(sig["dwell"])
+                    explored[arm].append(imp["explored"])
+                seconds["read"] += time.time() - t0
+                logs[arm].extend(impressions)
+            t0 = time.time()
+            updates = counter_updates(actions)
+            svc.apply(updates)
+            if mode == "runtime":
+                service.apply(updates)   # the offline replica mirrors the runtime's counters
+            seconds["update"] += time.time() - t0
+            oracle = oracle_views(corpus, readers, [View(f"{it}-oracle-{v.query_id}", v.article, "oracle", 0, 1, 0,
+                                                          config.hits, v.seed) for v in chunk], rng)
+            dwell["oracle"].extend(s["dwell"] for s in oracle)
+
+        # Join, split, train, estimate, gate.
+        joined = join(logs["freshness"] + logs["learned"], signals)
+        # Held out (the candidate never trained on it). By default the live model's own logs:
+        # the candidate is closer to the live model than to freshness, so its weights are smaller,
+        # and the live model's estimate is then its on-policy mean.
+        evaluation = join(logs["learned"], signals) if config.evaluate_on == "learned" else joined
+        t0 = time.time()
+        if history:
+            data = _concat(history[-config.window:])
+            candidate = train(data, live, TrainConfig(objective=config.objective, epochs=config.epochs,
+                                                      seed=config.seed + it, temperature=config.temperature))
+        else:
+            candidate = live                 # the first iteration only collects
+        history.append(joined)
+        seconds["train"] = time.time() - t0
+        t0 = time.time()
+        live_fn, cand_fn = _mixture_fn(live), _mixture_fn(candidate)
+        est_live = {k: estimate(evaluation, live_fn, config.rate, config.temperature, k) for k in KINDS}
+        est_cand = {k: estimate(evaluation, cand_fn, config.rate, config.temperature, k) for k in KINDS}
+        seconds["estimate"] = time.time() - t0
+        diff, diff_ci = snips_difference(evaluation, cand_fn, live_fn, config.rate, config.temperature,
+                                         kind=config.gate)
+        # The gate: the candidate ships only if the lower bound of its paired SNIPS gain over
+        # the live model, on logs it was not trained on, is above zero.
+        ship = diff_ci[0] > 0 and candidate is not live
+        learned_dwell = float(np.mean(dwell["learned"]))
+        row: dict[str, Any] = {
+            "iteration": it, "mode": mode, "model_version": version,
+            "dwell_freshness": float(np.mean(dwell["freshness"])),
+            "dwell_learned": learned_dwell,
+            "dwell_oracle": float(np.mean(dwell["oracle"])),
+            "learned_greedy": _mean(dwell["learned"], explored["learned"], False),
+            "learned_explored": _mean(dwell["learned"], explored["learned"], True),
+            "freshness_greedy": _mean(dwell["freshness"], explored["freshness"], False),
+            "freshness_explored": _mean(dwell["freshness"], explored["freshness"], True),
+            "predicted_snips": predicted["snips"] if predicted else None,
+            "predicted_snips_lo": predicted["snips_lo"] if predicted else None,
+            "predicted_snips_hi": predicted["snips_hi"] if predicted else None,
+            "predicted_ips": predicted["ips"] if predicted else None,
+            "live_estimate": {k: e.row() for k, e in est_live.items()},
+            "candidate_estimate": {k: e.row() for k, e in est_cand.items()}, "shipped": bool(ship),
+            "gain_snips": diff, "gain_ci": list(diff_ci),
+            "true_live": true_value(corpus, service, readers, live, config.hits),
+            "true_freshness": true_value(corpus, service, readers, "freshness", config.hits),
+            "true_oracle": true_value(corpus, service, readers, "oracle", config.hits),
+            "true_ceiling": true_value(corpus, service, readers, "ceiling", config.hits),
+            "true_candidate": true_value(corpus, service, readers, candidate, config.hits),
+        }
+        if ship:
+            version += 1
+            live = candidate
+            t0 = time.time()
+            if config.export_every_ship:
+                from .tf_export import agreement, export_all
+
+                exported = export_all(candidate, out / "models" / f"v{version}", "neural", version)
+                probe = np.concatenate(evaluation.features)[:512]
+                row["export_agreement"] = agreement(candidate, exported, probe)
+            seconds["export"] = time.time() - t0
+            row["live_after_s"] = svc.set_model(candidate, version)
+            if mode == "runtime":
+                service.set_model(candidate, version)
+            predicted = est_cand[config.gate].row()
+        else:
+            predicted = est_live[config.gate].row()
+        row["seconds"] = {k: round(v, 2) for k, v in seconds.items()} | {"total": round(time.time() - started, 2)}
+        rows.append(row)
+        with (out / "iterations.jsonl").open("a") as f:
+            f.write(json.dumps(row) + "\n")
+        log(f"it {it:2d} [{mode:7s}] v{row['model_version']}: dwell fresh {row['dwell_freshness']:6.2f} "
+            f"learned {row['dwell_learned']:6.2f} oracle {row['dwell_oracle']:6.2f} | "
+            f"predicted {_fmt(row['predicted_snips'])} | live est {est_live[config.gate].snips:6.2f} "
+            f"cand {est_cand['cascade'].snips:6.2f}/{est_cand['position'].snips:6.2f} "
+            f"gain {diff:+.2f} [{diff_ci[0]:+.2f}, {diff_ci[1]:+.2f}] {'SHIP' if ship else 'keep'} "
+            f"| true live {row['true_live']:.2f} cand {row['true_candidate']:.2f} | {row['seconds']['total']:.1f} s")
+    return rows
+
+
+def _fmt(v: float | None) -> str:
+    return "   -  " if v is None else f"{v:6.2f}"
+
+
+def _mean(values: list[float], flags: list[bool], flag: bool) -> float | None:
+    chosen = [v for v, f in zip(values, flags) if f == flag]
+    return float(np.mean(chosen)) if chosen else None
+
+
+def _concat(parts: list[Logged]) -> Logged:
+    k = max(p.rewards.shape[1] for p in parts)
+    pad = [np.pad(p.rewards, ((0, 0), (0, k - p.rewards.shape[1]))) for p in parts]
+    return Logged(sum((p.features for p in parts), []), sum((p.scores for p in parts), []),
+                  sum((p.order for p in parts), []), np.concatenate(pad),
+                  np.concatenate([p.rate for p in parts]), np.concatenate([p.temperature for p in parts]),
+                  np.concatenate([p.propensity for p in parts]), np.concatenate([p.explored for p in parts]),
+                  None if any(p.articles is None for p in parts) else sum((p.articles for p in parts), []))

@@ -1,0 +1,286 @@
+"""Where article views are served: the running dwell runtime (HTTP), or an offline replica.
+
+Both give impressions in one parsed form:
+  {query_id, article, profile, model_version, rate, temperature, explored, propensity,
+   ids: [comment id per candidate], scores: [...], features: [[9 floats] per candidate],
+   shown: [candidate index per position]}
+and take the readers' actions back as counter increments of comments.
+
+RuntimeService queries /search/?article=... with exploration.* parameters, reads the
+impressions that ExplorationSearcher wrote to $DWELL_DATA/logs/dwell/impressions.jsonl, and
+sends partial updates to /document/v1. OfflineService computes the same features (features.py),
+scores (network.py or the baseline) and shown orders (policy.py) in numpy, from the corpus
+files and the counters that the readers' actions changed.
+"""
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .export import rankingmodel_put
+from .features import CommentSignals, baseline_score, feature_vector
+from .network import Weights, forward
+from .policy import sample, slate_propensity
+
+
+@dataclass(frozen=True)
+class View:
+    """One article view to serve."""
+
+    query_id: str
+    article: str
+    profile: str
+    rate: float
+    temperature: float
+    candidates: int
+    hits: int
+    seed: int
+
+
+def local_id(document_id: str) -> str:
+    return document_id.rsplit("::", 1)[-1]
+
+
+def _nn_input(features: Mapping[str, Any]) -> list[float]:
+    value = features["nn_input"]
+    if isinstance(value, Mapping):
+        if "values" in value:
+            return [float(v) for v in value["values"]]
+        cells = sorted(value["cells"], key=lambda c: int(c["address"]["x"]))
+        return [float(c["value"]) for c in cells]
+    return [float(v) for v in value]
+
+
+def parse_impression(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """ExplorationSearcher's JSON line in the form the learning loop uses."""
+    return {
+        "query_id": raw["query_id"], "article": raw["article"], "profile": raw["profile"],
+        "model_version": raw.get("model_version"), "rate": float(raw["rate"]),
+        "temperature": float(raw["temperature"]), "explored": bool(raw["explored"]),
+        "propensity": float(raw["propensity"]), "pl_propensity": float(raw.get("pl_propensity", 0.0)),
+        "ids": [local_id(c["id"]) for c in raw["candidates"]],
+        "scores": [float(c["score"]) for c in raw["candidates"]],
+        "features": [_nn_input(c["features"]) for c in raw["candidates"]],
+        "shown": [int(s["candidate"]) for s in raw["shown"]],
+        "step_propensity": [float(s["step_propensity"]) for s in raw["shown"]],
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# The corpus
+
+
+@dataclass
+class Corpus:
+    comments: dict[str, dict[str, Any]]          # id -> fields
+    authors: dict[str, dict[str, Any]]
+    quality: dict[str, float]
+    by_article: dict[str, list[str]]
+    popularity: dict[str, float]                  # article -> share of views
+    now: int
+
+    @property
+    def articles(self) -> list[str]:
+        return list(self.popularity)
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    with path.open() as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def load_corpus(directory: Path) -> Corpus:
+    """A corpus directory as `python -m dwell_feed generate` writes it."""
+    manifest = json.loads((directory / "manifest.json").read_text())
+    comments = {local_id(c["put"]): dict(c["fields"]) for c in read_jsonl(directory / "comments.jsonl")}
+    authors = {local_id(a["put"]): dict(a["fields"]) for a in read_jsonl(directory / "authors.jsonl")}
+    quality = {t["comment_id"]: float(t["quality"]) for t in read_jsonl(directory / "truth.jsonl") if "comment_id" in t}
+    by_article: dict[str, list[str]] = {}
+    for cid, c in comments.items():
+        by_article.setdefault(c["article_id"], []).append(cid)
+    sizes = {a: len(ids) for a, ids in by_article.items()}
+    total = sum(sizes.values())
+    return Corpus(comments, authors, quality, by_article, {a: s / total for a, s in sizes.items()},
+                  int(manifest.get("now", 0)))
+
+
+def sample_views(corpus: Corpus, n: int, profile: str, rate: float, temperature: float, candidates: int,
+                 hits: int, rng: np.random.Generator, tag: str = "") -> list[View]:
+    """Article views, articles drawn by popularity (their share of comments)."""
+    articles = corpus.articles
+    p = np.array([corpus.popularity[a] for a in articles])
+    picks = rng.choice(len(articles), size=n, p=p / p.sum())
+    return [View(f"{tag}{uuid.UUID(int=int(rng.integers(0, 2**63)) << 64 | i)}", articles[j], profile, rate,
+                 temperature, candidates, hits, int(rng.integers(0, 2**62))) for i, j in enumerate(picks)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Offline
+
+
+@dataclass
+class OfflineService:
+    corpus: Corpus
+    model: Weights | None = None
+    model_version: int = 0
+    now: float | None = None
+    counters: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def signals(self, cid: str) -> CommentSignals:
+        c = self.corpus.comments[cid]
+        delta = self.counters.get(cid, {})
+        author = self.corpus.authors.get(c["author_id"])
+        return CommentSignals(
+            created_at=int(c["created_at"]),
+            upvotes=int(c.get("upvotes", 0)) + delta.get("upvotes", 0),
+            downvotes=int(c.get("downvotes", 0)) + delta.get("downvotes", 0),
+            reply_count=int(c.get("reply_count", 0)) + delta.get("reply_count", 0),
+            report_count=int(c.get("report_count", 0)) + delta.get("report_count", 0),
+            text_length=len(c["text"]),
+            author_reputation=float(author["reputation"]) if author else float("nan"),
+            author_comment_count=int(author["comment_count"]) if author else 0,
+        )
+
+    def set_model(self, weights: Weights, version: int) -> float:
+        self.model, self.model_version = weights, version
+        return 0.0
+
+    def serve(self, views: Sequence[View]) -> list[dict[str, Any]]:
+        now = self.now if self.now is not None else self.corpus.now
+        out = []
+        for v in views:
+            ids = self.corpus.by_article[v.article]
+            x = np.stack([feature_vector(self.signals(c), now) for c in ids])
+            if v.profile == "freshness":
+                s = baseline_score(x)
+            else:
+                s = forward(self.model, x) if self.model is not None else baseline_score(x)
+            top = np.argsort(-s, kind="stable")[: v.candidates]
+            scores, feats = s[top], x[top]
+            order, explored = sample(scores, v.hits, v.rate, v.temperature, np.random.default_rng(v.seed))
+            out.append({
+                "query_id": v.query_id, "article": v.article, "profile": v.profile,
+                "model_version": self.model_version if v.profile != "freshness" else None,
+                "rate": v.rate, "temperature": v.temperature, "explored": explored,
+                "propensity": slate_propensity(scores, order, v.rate, v.temperature),
+                "ids": [ids[i] for i in top], "scores": scores.tolist(), "features": feats.tolist(),
+                "shown": order.tolist(),
+            })
+        return out
+
+    def apply(self, updates: Mapping[str, Mapping[str, int]]) -> int:
+        for cid, inc in updates.items():
+            row = self.counters.setdefault(cid, {})
+            for name, n in inc.items():
+                row[name] = row.get(name, 0) + n
+        return len(updates)
+
+
+# ---------------------------------------------------------------------------------------------
+# The running runtime
+
+
+def http(method: str, url: str, body: Any = None, timeout: float = 30) -> tuple[int, dict]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as e:
+        text = e.read()
+        try:
+            return e.code, json.loads(text)
+        except json.JSONDecodeError:
+            return e.code, {"raw": text.decode(errors="replace")}
+
+
+@dataclass
+class RuntimeService:
+    endpoint: str
+    impressions: Path          # $DWELL_DATA/logs/dwell/impressions.jsonl
+    threads: int = 4
+    model_version: int = 0
+    _offset: int = 0
+    _pending: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._offset = self.impressions.stat().st_size if self.impressions.exists() else 0
+
+    def _query(self, v: View) -> dict:
+        params = {"article": v.article, "ranking": v.profile, "hits": v.hits, "query_id": v.query_id,
+                  "exploration.rate": v.rate, "exploration.temperature": v.temperature,
+                  "exploration.candidates": v.candidates, "exploration.seed": v.seed,
+                  # "default" carries documentid; with the article view's own summary "short" the
+                  # impression log names candidates by their index:... hit ids (reported).
+                  "presentation.summary": "default", "timeout": "10s"}
+        status, body = http("GET", f"{self.endpoint}/search/?{urllib.parse.urlencode(params)}")
+        if status != 200 or "errors" in body.get("root", {}):
+            raise RuntimeError(f"query failed ({status}): {json.dumps(body)[:500]}")
+        return body
+
+    def _read_new(self) -> None:
+        if not self.impressions.exists():
+            return
+        with self.impressions.open("rb") as f:
+            f.seek(self._offset)
+            data = f.read()
+        end = data.rfind(b"\n") + 1
+        self._offset += end
+        for line in data[:end].splitlines():
+            if line.strip():
+                raw = json.loads(line)
+                self._pending[raw["query_id"]] = raw
+
+    def serve(self, views: Sequence[View], timeout: float = 60) -> list[dict[str, Any]]:
+        with ThreadPoolExecutor(self.threads) as pool:
+            list(pool.map(self._query, views))
+        wanted = {v.query_id for v in views}
+        deadline = time.time() + timeout
+        while True:
+            self._read_new()
+            if wanted <= self._pending.keys():
+                break
+            if time.time() > deadline:
+                raise TimeoutError(f"{len(wanted - self._pending.keys())} impressions never reached {self.impressions}")
+            time.sleep(0.05)
+        return [parse_impression(self._pending.pop(v.query_id)) for v in views]
+
+    def _update(self, item: tuple[str, Mapping[str, int]]) -> None:
+        cid, inc = item
+        body = {"fields": {name: {"increment": n} for name, n in inc.items()}}
+        status, reply = http("PUT", f"{self.endpoint}/document/v1/dwell/comment/docid/{urllib.parse.quote(cid)}", body)
+        if status != 200:
+            raise RuntimeError(f"update of {cid} failed ({status}): {reply}")
+
+    def apply(self, updates: Mapping[str, Mapping[str, int]]) -> int:
+        with ThreadPoolExecutor(self.threads) as pool:
+            list(pool.map(self._update, updates.items()))
+        return len(updates)
+
+    def set_model(self, weights: Weights, version: int, profile: str = "neural", timeout: float = 10) -> float:
+        """Feeds the rankingmodel document and waits until queries are ranked by it; returns
+        the seconds from the put's acknowledgement until a query reported the new version."""
+        document = rankingmodel_put(weights, profile, version)
+        status, reply = http("POST", f"{self.endpoint}/document/v1/dwell/rankingmodel/docid/{profile}",
+                             {"fields": document["fields"]})
+        if status != 200:
+            raise RuntimeError(f"rankingmodel put failed ({status}): {reply}")
+        fed = time.time()
+        while time.time() - fed < timeout:
+            status, body = http("GET", f"{self.endpoint}/search/?" + urllib.parse.urlencode(
+                {"yql": "select * from comment where true", "ranking": profile, "hits": 0}))
+            if body.get("root", {}).get("fields", {}).get("model_version") == version:
+                self.model_version = version
+                return time.time() - fed
+            time.sleep(0.02)
+        raise TimeoutError(f"model version {version} not live within {timeout} s")

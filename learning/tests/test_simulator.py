@@ -1,0 +1,69 @@
+"""The reader simulator: its ground truth shows through in what readers do."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dwell_learning.simulator import ReaderModel, Readers, counter_updates, position_rewards
+
+QUALITY = {f"c{i}": q for i, q in enumerate(np.linspace(0.05, 0.95, 10))}
+BEST_FIRST = sorted(QUALITY, key=lambda c: -QUALITY[c])
+
+
+def readers(**model) -> Readers:
+    return Readers(QUALITY, ReaderModel(**model), seed=1)
+
+
+def mean_dwell(r: Readers, shown: list[str], n: int = 4000, seed: int = 0) -> float:
+    rng = np.random.default_rng(seed)
+    return float(np.mean([r.read(f"q{i}", "a1", shown, rng)["dwell"] for i in range(n)]))
+
+
+def test_good_comments_first_means_more_dwell_and_expectation_is_exact() -> None:
+    r = readers()
+    best, worst = BEST_FIRST, BEST_FIRST[::-1]
+    assert mean_dwell(r, best) > 1.5 * mean_dwell(r, worst)
+    for order in (best, worst):
+        assert mean_dwell(r, order, n=20_000) == pytest.approx(r.expected_dwell("a1", order), rel=0.03)
+
+
+def test_reads_are_a_cascade_with_position_bias() -> None:
+    r = readers()
+    rng = np.random.default_rng(2)
+    reads_at = np.zeros(10)
+    for i in range(3000):
+        s = r.read(f"q{i}", "a1", BEST_FIRST, rng)
+        positions = [x["position"] for x in s["reads"]]
+        assert positions == list(range(len(positions)))  # top to bottom, no gaps
+        assert s["dwell"] == pytest.approx(sum(x["seconds"] for x in s["reads"]), abs=1e-3)
+        reads_at[: len(positions)] += 1
+    assert np.all(np.diff(reads_at) <= 0) and reads_at[0] > 3 * reads_at[5]
+    assert reads_at[0] / 3000 == pytest.approx(0.85, abs=0.03)  # the share of readers who open
+
+
+def test_taste_is_fixed_per_article_and_differs_between_articles() -> None:
+    r = readers(taste_sd=1.0)
+    assert r.perceived("a1", "c3") == r.perceived("a1", "c3")
+    assert readers(taste_sd=1.0).perceived("a1", "c3") == r.perceived("a1", "c3")  # seeded
+    assert r.perceived("a1", "c3") != r.perceived("a2", "c3")
+    assert readers(taste_sd=0.0).perceived("a1", "c3") == pytest.approx(QUALITY["c3"])
+
+
+def test_fatigue_lowers_later_reads() -> None:
+    same = {f"c{i}": 0.7 for i in range(10)}
+    r = Readers(same, ReaderModel(read_noise_sd=0.0, taste_sd=0.0, engagement_sd=0.0), seed=0)
+    s = r.read("q", "a", list(same), np.random.default_rng(0))
+    seconds = [x["seconds"] for x in s["reads"]]
+    assert len(seconds) >= 2 and all(a > b for a, b in zip(seconds, seconds[1:]))
+
+
+def test_votes_follow_quality_and_become_counter_updates() -> None:
+    r = readers(vote_prob=1.0)
+    rng = np.random.default_rng(4)
+    signals = [r.read(f"q{i}", "a1", ["c9", "c0"], rng) for i in range(2000)]
+    updates = counter_updates(signals)
+    good, bad = updates["c9"], updates.get("c0", {})
+    assert good["upvotes"] / (good["upvotes"] + good["downvotes"]) > 0.75
+    assert bad.get("downvotes", 0) > bad.get("upvotes", 0)
+    assert good.get("reply_count", 0) > bad.get("reply_count", 0)
+    assert position_rewards(signals[0], 2)[0] == signals[0]["reads"][0]["seconds"] if signals[0]["reads"] else True
