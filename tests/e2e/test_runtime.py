@@ -9,6 +9,7 @@ import subprocess
 import threading
 import time
 import urllib.error
+import urllib.request
 import urllib.parse
 from pathlib import Path
 
@@ -122,6 +123,17 @@ def test_vespa_visit_with_a_selection_across_continuations(runtime: Runtime) -> 
     assert sorted(visited_ids("--selection", f'comment.article_id=="{ARTICLE}"', "--chunk-count", "1")) == expected_ids
     # global documents live in the global bucket space
     assert sorted(visited_ids("--selection", "author")) == [f"id:dwell:author::{a}" for a in sorted(AUTHORS)]
+
+
+def test_operations_endpoints(runtime: Runtime) -> None:
+    status, health = http("GET", f"{CONTAINER}/state/v1/health")
+    assert status == 200 and health["status"]["code"] == "up", health
+    status, metrics = http("GET", f"{CONTAINER}/state/v1/metrics")
+    assert status == 200 and "metrics" in metrics, metrics
+    with urllib.request.urlopen(f"{CONTAINER}/status.html", timeout=10) as response:
+        assert response.status == 200
+    status, config_server = http("GET", "http://localhost:19071/state/v1/health")
+    assert status == 200 and config_server["status"]["code"] == "up"
 
 
 def test_a_broken_package_is_refused_while_queries_keep_working(runtime: Runtime, tmp_path: Path) -> None:
