@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "feed"))
+sys.path.insert(0, str(ROOT / "learning"))
 
 from runtime import Runtime, vespa, wait_for_container  # noqa: E402
 

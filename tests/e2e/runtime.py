@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dwell_learning.service import http  # noqa: F401 (the tests' HTTP helper)
+
 ROOT = Path(__file__).resolve().parents[2]
 CONTAINER = "http://localhost:8080"
 CONFIG_SERVER = "http://localhost:19071"
@@ -71,20 +73,6 @@ def vespa(*args: str, check: bool = True, timeout: float = 600) -> subprocess.Co
     binary = get_binary_path()
     return subprocess.run([binary, *args, "--target", "local"], capture_output=True, text=True,
                           check=check, timeout=timeout, cwd=ROOT)
-
-
-def http(method: str, url: str, body: Any = None, timeout: float = 30) -> tuple[int, dict]:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, json.loads(response.read() or b"{}")
-    except urllib.error.HTTPError as e:
-        text = e.read()
-        try:
-            return e.code, json.loads(text)
-        except json.JSONDecodeError:
-            return e.code, {"raw": text.decode(errors="replace")}
 
 
 def wait_for_container(timeout: float = 180) -> None:
