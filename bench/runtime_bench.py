@@ -11,9 +11,7 @@ bench/results/runtime.md and PNG plots.
 from __future__ import annotations
 
 import argparse
-import collections
 import json
-import random
 import subprocess
 import sys
 import tempfile
@@ -22,9 +20,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "feed"))
 sys.path.insert(0, str(ROOT / "learning"))
 
+from queries import write_query_file  # noqa: E402
 from runtime import Runtime, vespa, wait_for_container  # noqa: E402
 
 PROFILES = ("freshness", "neural", "neural_onnx")
@@ -56,20 +56,6 @@ def feed(corpus: Path) -> dict:
         summaries[part] = summary
         print(f"fed {part}: {summary.get('feeder.ok.count')} documents at {summary.get('feeder.ok.rate')} docs/s", flush=True)
     return summaries
-
-
-def query_file(corpus: Path, profile: str, path: Path, count: int = 2000, seed: int = 3) -> Path:
-    """Article views drawn by popularity (comment count), as readers would view them."""
-    per_article = collections.Counter()
-    with open(corpus / "comments.jsonl") as comments:
-        for line in comments:
-            per_article[json.loads(line)["fields"]["article_id"]] += 1
-    articles, weights = zip(*per_article.items())
-    rng = random.Random(seed)
-    with open(path, "w") as out:
-        for article in rng.choices(articles, weights=weights, k=count):
-            out.write(f"/search/?article={article}&ranking={profile}&hits=10&timeout=5s\n")
-    return path
 
 
 def load(jar: Path, queries: Path, rate: float, seconds: int) -> dict:
@@ -155,7 +141,7 @@ def main() -> None:
         for rate in rates:
             results["floor (/status.html)"].append(load(jar, floor_queries, rate, args.seconds))
         for profile in PROFILES:
-            queries = query_file(corpus, profile, work / f"{profile}.txt")
+            queries = write_query_file(corpus, profile, work / f"{profile}.txt")
             load(jar, queries, 50, 10)  # warm up this profile's code paths (JIT) before measuring
             results[profile] = []
             for rate in rates:
