@@ -147,9 +147,9 @@ public class Runtime implements Deployments, AutoCloseable {
         // package uses Vespa's default, it is made here from the model; else taken from the container.
         ContentServing content = new ContentServing(model, services, clusters);
         ContainerHost container = null;
+        IndexFollower follower = null;
         try {
             Optional<Linguistics> linguistics = PackageLinguistics.of(model, services.containerCluster());
-            IndexFollower follower = null;
             if (linguistics.isPresent()) {
                 follower = new IndexFollower(new IndexingScripts(indexingScripts, types, linguistics.get()), content);
                 documents.subscribe(follower);
@@ -168,19 +168,24 @@ public class Runtime implements Deployments, AutoCloseable {
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            if (container != null) container.close();
-            content.close();
+            abandon(documents, follower, container, content);
             throw new IllegalStateException("Interrupted while activating session " + session, e);
         }
         catch (RuntimeException e) {
-            if (container != null) container.close();
-            content.close();
+            abandon(documents, follower, container, content);
             throw e;
         }
         data.setActive(session);
         log.info("Session " + session + " active after " + (System.nanoTime() - start) / 1_000_000 + " ms, with " +
                  documents.documentCount() + " documents");
         return active;
+    }
+
+    /** Stops what a failed activation started. */
+    private static void abandon(DocumentStore documents, IndexFollower follower, ContainerHost container, ContentServing content) {
+        if (follower != null) documents.removeListener(follower);
+        if (container != null) container.close();
+        content.close();
     }
 
     /**
