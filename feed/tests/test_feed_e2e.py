@@ -14,22 +14,9 @@ from dwell_feed.feed import feed_corpus
 from dwell_feed.generate import PRESETS, generate, write_corpus
 from dwell_feed.live import check, run_live
 from faulty_proxy import FaultyProxy
-from runtime import CONFIG_SERVER, CONTAINER, ROOT, Runtime, http, search, vespa, wait_for_container
+from runtime import CONFIG_SERVER, CONTAINER, ROOT, Runtime, deployed_runtime, http, search, vespa, wait_for_container  # noqa: F401
 
 APPLICATION = ROOT / "target" / "application"
-
-
-def wait_until_no_runtime_answers(timeout: float = 600) -> None:
-    """One runtime at a time on this machine: wait while somebody else's answers."""
-    deadline = time.time() + timeout
-    while True:
-        try:
-            urllib.request.urlopen(CONFIG_SERVER + "/status.html", timeout=2)
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            return
-        if time.time() > deadline:
-            pytest.fail("another runtime is answering on :19071")
-        time.sleep(30)
 
 
 @pytest.fixture(scope="module")
@@ -43,16 +30,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def runtime(tmp_path_factory: pytest.TempPathFactory):
     if not (ROOT / "runtime" / "target" / "classpath.txt").exists() or not APPLICATION.exists():
         pytest.fail("build first: ./dwell build")
-    wait_until_no_runtime_answers()
-    rt = Runtime(tmp_path_factory.mktemp("dwell-data"))
-    rt.start()
-    try:
-        deployed = vespa("deploy", "--wait", "300", str(APPLICATION), check=False)
-        assert deployed.returncode == 0, deployed.stderr + deployed.stdout + rt.log()
-        wait_for_container()
-        yield rt
-    finally:
-        rt.stop()
+    yield from deployed_runtime(tmp_path_factory.mktemp("dwell-data"), APPLICATION)
 
 
 @pytest.fixture(scope="module")

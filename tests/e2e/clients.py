@@ -5,24 +5,7 @@ import json
 import urllib.parse
 from pathlib import Path
 
-from runtime import CONTAINER, ROOT, Runtime, http, vespa, wait_for_container
-
-
-def deployed_runtime(data: Path, application: Path, feed: Path | None = None):
-    """Starts a runtime of our own, deploys the package with the vespa CLI and feeds it; yields it
-    and always stops it."""
-    rt = Runtime(data)
-    rt.start()
-    try:
-        deployed = vespa("deploy", "--wait", "300", str(application), check=False)
-        assert deployed.returncode == 0, deployed.stderr + deployed.stdout + rt.log()
-        wait_for_container()
-        if feed is not None:
-            fed = vespa("feed", str(feed), check=False)
-            assert fed.returncode == 0, fed.stderr + fed.stdout + rt.log()
-        yield rt
-    finally:
-        rt.stop()
+from runtime import CONTAINER, ROOT, Runtime, deployed_runtime, http, vespa, wait_for_container  # noqa: F401
 
 
 def visit_all(cluster: str, bucket_space: str | None = None, **more: str) -> list[dict]:

@@ -93,3 +93,20 @@ def search(**parameters: Any) -> dict:
     status, body = http("GET", f"{CONTAINER}/search/?{query}")
     assert status == 200, body
     return body
+
+
+def deployed_runtime(data: Path, application: Path, feed: Path | None = None):
+    """Starts a runtime of our own, deploys the package with the vespa CLI and feeds it; yields it
+    and always stops it."""
+    rt = Runtime(data)
+    rt.start()
+    try:
+        deployed = vespa("deploy", "--wait", "300", str(application), check=False)
+        assert deployed.returncode == 0, deployed.stderr + deployed.stdout + rt.log()
+        wait_for_container()
+        if feed is not None:
+            fed = vespa("feed", str(feed), check=False)
+            assert fed.returncode == 0, fed.stderr + fed.stdout + rt.log()
+        yield rt
+    finally:
+        rt.stop()

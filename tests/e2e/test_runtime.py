@@ -21,7 +21,7 @@ from dwell_learning.export import rankingmodel_put
 from dwell_learning.features import baseline_score, feature_vector
 from dwell_learning.network import TENSOR_TYPES, forward
 from nn_cases import read_constants
-from runtime import CONTAINER, ROOT, Runtime, http, search, vespa, wait_for_container
+from runtime import CONTAINER, ROOT, Runtime, deployed_runtime, http, search, vespa, wait_for_container
 
 APPLICATION = ROOT / "target" / "application"
 PACKAGE_WEIGHTS = read_constants(ROOT / "application" / "constants")
@@ -31,17 +31,8 @@ PACKAGE_WEIGHTS = read_constants(ROOT / "application" / "constants")
 def runtime(tmp_path_factory: pytest.TempPathFactory):
     if not (ROOT / "runtime" / "target" / "classpath.txt").exists() or not APPLICATION.exists():
         pytest.fail("build first: ./dwell build")
-    rt = Runtime(tmp_path_factory.mktemp("dwell-data"))
-    rt.start()
-    try:
-        deployed = vespa("deploy", "--wait", "300", str(APPLICATION), check=False)
-        assert deployed.returncode == 0, deployed.stderr + deployed.stdout + rt.log()
-        wait_for_container()
-        fed = vespa("feed", str(write_jsonl(rt.data / "corpus.jsonl")), check=False)
-        assert fed.returncode == 0, fed.stderr + fed.stdout + rt.log()
-        yield rt
-    finally:
-        rt.stop()
+    data = tmp_path_factory.mktemp("dwell-data")
+    yield from deployed_runtime(data, APPLICATION, feed=write_jsonl(data.parent / "corpus.jsonl"))
 
 
 def ranked(profile: str, **more) -> list[dict]:
