@@ -168,7 +168,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             }
             RankProfile profile = assets.get(index.name()).profile(profileName).get();
             long matchStart = System.nanoTime();
-            MatchResult match = QueryMatcher.match(index, request.getQueryTree());
+            MatchResult match = QueryMatcher.match(index, request.getQueryTree(), NearestNeighborContext.of(query, profile));
             if (trace != null) trace.phase(index.name(), "match", matchStart, match.hits().cardinality() + " hits");
             BitSet hits = match.hits();
             UnsupportedSettings.check(profile, query);
@@ -182,7 +182,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
                 }
             }
             total += hits.cardinality();
-            RankProgram program = new RankProgram(profile, assets.get(index.name()), index, match.terms(), query);
+            RankProgram program = new RankProgram(profile, assets.get(index.name()), index, match.terms(), match.nearestNeighbors(), query);
             programs.put(index.name(), program);
             int rerank = query.string("vespa.hitcollector.heapsize").map(Integer::parseInt).orElse(profile.rerankCount());
             Ranker.Ranked ranked = Ranker.rank(index.name(), program, hits, rerank);
@@ -284,8 +284,8 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
         return new DocsumWriter.FeatureSource() {
             private RankProgram program() {
                 return programs.computeIfAbsent(index.name(), name -> {
-                    MatchResult match = QueryMatcher.match(index, request.getQueryTree());
-                    return new RankProgram(profile.get(), assets.get(name), index, match.terms(), query);
+                    MatchResult match = QueryMatcher.match(index, request.getQueryTree(), NearestNeighborContext.of(query, profile.get()));
+                    return new RankProgram(profile.get(), assets.get(name), index, match.terms(), match.nearestNeighbors(), query);
                 });
             }
             @Override public List<RankProgram.OutputFeature> summaryFeatures() { return program().summaryFeatures(); }

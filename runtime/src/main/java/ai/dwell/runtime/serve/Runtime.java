@@ -9,7 +9,9 @@ import ai.dwell.runtime.serve.documentapi.DocumentAccesses;
 import ai.dwell.runtime.serve.feed.DocprocRoute;
 import ai.dwell.runtime.serve.feed.FeedPipeline;
 import ai.dwell.runtime.serve.feed.IndexFollower;
+import ai.dwell.runtime.serve.feed.CachingEmbedder;
 import ai.dwell.runtime.serve.feed.StoreSink;
+import com.yahoo.language.process.Embedder;
 import ai.dwell.runtime.storage.DocumentStore;
 import com.yahoo.document.DocumentTypeManager;
 import com.yahoo.document.config.DocumentmanagerConfig;
@@ -50,6 +52,8 @@ public class Runtime implements Deployments, AutoCloseable {
 
     private final DataDirectory data;
     private final LocalHosts hosts;
+    /** Texts whose embeddings indexing remembers (see CachingEmbedder): about 0.2 GB of 384-float vectors at most. */
+    private static final int EMBEDDING_CACHE_SIZE = Integer.getInteger("dwell.embeddingCacheSize", 100_000);
     private static final String INDEXING_PROCESSOR = "/docprocchains/chain/indexing/component/com.yahoo.docprocs.indexing.IndexingProcessor";
 
     private Generation active;
@@ -150,7 +154,9 @@ public class Runtime implements Deployments, AutoCloseable {
         IndexFollower follower = null;
         try {
             Optional<Linguistics> linguistics = PackageLinguistics.of(model, services.containerCluster());
-            if (linguistics.isPresent()) {
+            // Statements that embed need the container's embedders: index once it runs.
+            boolean embeds = IndexingScripts.usesEmbedders(indexingScripts);
+            if (linguistics.isPresent() && ! embeds) {
                 follower = new IndexFollower(new IndexingScripts(indexingScripts, types, linguistics.get()), content);
                 documents.subscribe(follower);
                 content.setReady();
@@ -159,8 +165,12 @@ public class Runtime implements Deployments, AutoCloseable {
             pipeline.route(new DocprocRoute(services.docprocChainOfType().isEmpty() ? null : container.jdisc().documentProcessing(),
                                             services.docprocChainOfType()));
             if (follower == null) {
-                follower = new IndexFollower(new IndexingScripts(indexingScripts, types, container.linguistics()), content);
+                Map<String, Embedder> embedders = CachingEmbedder.wrap(container.embedders(), EMBEDDING_CACHE_SIZE);
+                follower = new IndexFollower(new IndexingScripts(indexingScripts, types, linguistics.orElseGet(container::linguistics), embedders), content);
+                long indexingStart = System.nanoTime();
                 documents.subscribe(follower);
+                if (embeds) log.info("Indexed " + documents.documentCount() + " documents with embedders " + embedders.keySet() + " in " +
+                                     (System.nanoTime() - indexingStart) / 1_000_000 + " ms");
             }
             if ( ! content.awaitReady(Duration.ofSeconds(30)))
                 log.warning("The container has not reached every content node 30 s after start");
