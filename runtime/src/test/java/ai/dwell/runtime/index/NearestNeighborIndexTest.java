@@ -22,13 +22,23 @@ public class NearestNeighborIndexTest {
     private static final int DIMENSIONS = 32, DOCUMENTS = 20000, CLUSTERS = 40, QUERIES = 40, K = 10;
     private static final NearestNeighborIndex.HnswSettings HNSW = new NearestNeighborIndex.HnswSettings(16, 200);
 
-    private final Random random = new Random(7);
-    private final float[][] centers = IntStream.range(0, CLUSTERS).mapToObj(i -> gaussian(1.0)).toArray(float[][]::new);
+    private static final Random random = new Random(7);
+    private static final float[][] centers = IntStream.range(0, CLUSTERS).mapToObj(i -> gaussian(1.0)).toArray(float[][]::new);
+    /** One corpus and its graph for the tests that only search (building it is most of the time). */
+    private static float[][] vectors;
+    private static NearestNeighborIndex shared;
+
+    private static synchronized NearestNeighborIndex shared() {
+        if (shared == null) {
+            vectors = corpus();
+            shared = index(vectors, DistanceMetric.PRENORMALIZED_ANGULAR);
+        }
+        return shared;
+    }
 
     @Test
     void graphSearchFindsWhatExactSearchFinds() {
-        float[][] vectors = corpus();
-        NearestNeighborIndex index = index(vectors, DistanceMetric.PRENORMALIZED_ANGULAR);
+        NearestNeighborIndex index = shared();
         double recall = 0;
         for (int q = 0; q < QUERIES; q++) {
             float[] query = near(centers[q % CLUSTERS]);
@@ -45,8 +55,7 @@ public class NearestNeighborIndexTest {
 
     @Test
     void filtersApplyDuringTheGraphSearch() {
-        float[][] vectors = corpus();
-        NearestNeighborIndex index = index(vectors, DistanceMetric.PRENORMALIZED_ANGULAR);
+        NearestNeighborIndex index = shared();
         BitSet article = new BitSet(); // every fourth document: 25% of the corpus, spread over all clusters
         for (int lid = 1; lid <= DOCUMENTS; lid += 4) article.set(lid);
         double recall = 0;
@@ -64,8 +73,7 @@ public class NearestNeighborIndexTest {
 
     @Test
     void smallFiltersAreSearchedExactly() {
-        float[][] vectors = corpus();
-        NearestNeighborIndex index = index(vectors, DistanceMetric.PRENORMALIZED_ANGULAR);
+        NearestNeighborIndex index = shared();
         BitSet article = new BitSet();
         for (int lid = 5; lid <= DOCUMENTS; lid += 200) article.set(lid); // 0.5% of the corpus
         float[] query = near(centers[3]);
@@ -81,7 +89,9 @@ public class NearestNeighborIndexTest {
     @Test
     void replacedAndRemovedVectorsAreSearchedAsTheyAreNow() {
         float[][] vectors = corpus();
-        NearestNeighborIndex index = index(vectors, DistanceMetric.EUCLIDEAN);
+        NearestNeighborIndex index = new NearestNeighborIndex(DIMENSIONS, DistanceMetric.EUCLIDEAN, HNSW);
+        int documents = 3000;
+        for (int lid = 1; lid <= documents; lid++) index.set(lid, vectors[lid]);
         float[] target = near(centers[0]);
         index.set(17, target);           // moved next to the query
         index.clear(18);                 // gone
@@ -91,8 +101,8 @@ public class NearestNeighborIndexTest {
         assertEquals(0, result.distances()[0], 1e-6);
         assertTrue(Arrays.stream(result.lids()).noneMatch(lid -> lid == 18));
         for (int round = 0; round < 2; round++)  // replace everything twice: dead nodes outnumber live ones, the graph is rebuilt
-            for (int lid = 1; lid <= DOCUMENTS; lid++) index.set(lid, near(centers[lid % CLUSTERS]));
-        assertEquals(DOCUMENTS, index.size());
+            for (int lid = 1; lid <= documents; lid++) index.set(lid, near(centers[lid % CLUSTERS]));
+        assertEquals(documents, index.size());
         float[] query = near(centers[5]);
         var afterRebuild = index.search(query, K, 40, null, true, 0.05, Double.POSITIVE_INFINITY);
         var exact = index.search(query, K, 0, null, false, 0.05, Double.POSITIVE_INFINITY);
@@ -115,27 +125,27 @@ public class NearestNeighborIndexTest {
         assertEquals(0, result.size(), "distanceThreshold drops hits farther than it");
     }
 
-    private NearestNeighborIndex index(float[][] vectors, DistanceMetric metric) {
+    private static NearestNeighborIndex index(float[][] vectors, DistanceMetric metric) {
         NearestNeighborIndex index = new NearestNeighborIndex(DIMENSIONS, metric, HNSW);
         for (int lid = 1; lid <= DOCUMENTS; lid++) index.set(lid, vectors[lid]);
         return index;
     }
 
     /** Local id i (1..DOCUMENTS) near a random cluster center. */
-    private float[][] corpus() {
+    private static float[][] corpus() {
         float[][] vectors = new float[DOCUMENTS + 1][];
         for (int lid = 1; lid <= DOCUMENTS; lid++) vectors[lid] = near(centers[random.nextInt(CLUSTERS)]);
         return vectors;
     }
 
-    private float[] near(float[] center) {
+    private static float[] near(float[] center) {
         float[] noise = gaussian(0.35);
         float[] v = new float[DIMENSIONS];
         for (int i = 0; i < DIMENSIONS; i++) v[i] = center[i] + noise[i];
         return normalized(v);
     }
 
-    private float[] gaussian(double scale) {
+    private static float[] gaussian(double scale) {
         float[] v = new float[DIMENSIONS];
         for (int i = 0; i < DIMENSIONS; i++) v[i] = (float) (random.nextGaussian() * scale);
         return v;
