@@ -67,6 +67,12 @@ public final class NearestNeighborIndex {
     /** The number of documents with a vector. */
     public int size() { return alive; }
 
+    /** Approximate heap bytes of the vectors and the graph. */
+    public long memoryBytes() {
+        long vectorBytes = (long) ords * (16 + 4L * dimensions) + 8L * vectors.length + 4L * (lidOfOrd.length + ordOfLid.length);
+        return vectorBytes + (builder == null ? 0 : builder.getGraph().ramBytesUsed());
+    }
+
     /** Sets the vector of a local id; an unchanged vector changes nothing. */
     public void set(int lid, float[] vector) {
         if (vector.length != dimensions)
