@@ -12,6 +12,13 @@ import com.yahoo.config.model.deploy.TestProperties;
 import com.yahoo.container.QrSearchersConfig;
 import com.yahoo.document.DocumentTypeManager;
 import com.yahoo.language.simple.SimpleLinguistics;
+import com.yahoo.language.process.Embedder;
+import ai.dwell.runtime.serve.feed.CachingEmbedder;
+import ai.vespa.embedding.HuggingFaceEmbedder;
+import ai.vespa.modelintegration.evaluator.OnnxRuntime;
+import ai.vespa.modelintegration.evaluator.config.OnnxEvaluatorConfig;
+import com.yahoo.config.ModelReference;
+import com.yahoo.embedding.huggingface.HuggingFaceEmbedderConfig;
 import com.yahoo.search.Query;
 import com.yahoo.vespa.configdefinition.IlscriptsConfig;
 import com.yahoo.vespa.model.VespaModel;
@@ -59,7 +66,27 @@ public final class DwellPackage {
 
     public static IndexingScripts indexing(ContentClusterConfig cluster) {
         IlscriptsConfig scripts = model().getConfig(IlscriptsConfig.class, "dwell_container/docprocchains/chain/indexing/component/com.yahoo.docprocs.indexing.IndexingProcessor");
-        return new IndexingScripts(scripts, new DocumentTypeManager(cluster.documentManager()), new SimpleLinguistics());
+        return new IndexingScripts(scripts, new DocumentTypeManager(cluster.documentManager()), new SimpleLinguistics(), embedders());
+    }
+
+    private static Map<String, Embedder> embedders;
+
+    /**
+     * The package's embedder, Vespa's HuggingFaceEmbedder configured as services.xml configures
+     * component minilm (model paths resolved to the package's files), behind the runtime's cache.
+     */
+    public static synchronized Map<String, Embedder> embedders() {
+        if (embedders == null) {
+            String id = "dwell_container/component/minilm";
+            HuggingFaceEmbedderConfig config = new HuggingFaceEmbedderConfig.Builder(model().getConfig(HuggingFaceEmbedderConfig.class, id))
+                    .transformerModel(ModelReference.resolved(dir().resolve("embedder/minilm-l6-v2-int8.onnx")))
+                    .tokenizerPath(ModelReference.resolved(dir().resolve("embedder/tokenizer.json")))
+                    .build();
+            Embedder embedder = new HuggingFaceEmbedder(OnnxRuntime.testInstance(), Embedder.Runtime.testInstance(), config,
+                                                        model().getConfig(OnnxEvaluatorConfig.class, id), ModelReference::value);
+            embedders = CachingEmbedder.wrap(Map.of("minilm", embedder), 10_000);
+        }
+        return embedders;
     }
 
     /** The search request the Java dispatcher would send for this query, by container-search's own serialization. */
