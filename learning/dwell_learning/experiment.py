@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .deploy import vespa_binary
 from .loop import ROOT, LoopConfig, run
 from .service import OfflineService, RuntimeService, http, load_corpus, read_jsonl
 
@@ -45,12 +46,6 @@ def wait_for_free_ports(timeout: float = 900) -> None:
             raise RuntimeError("another dwell runtime keeps serving on :19071")
         print("[learn] another runtime is serving on :19071; waiting", file=sys.stderr, flush=True)
         time.sleep(10)
-
-
-def vespa_binary() -> str:
-    from vespacli import get_binary_path
-
-    return get_binary_path()
 
 
 def shifted(src: Path, dst: Path, shift: int) -> Path:
@@ -160,6 +155,7 @@ def summary(rows: list[dict[str, Any]], last: int = 3) -> dict[str, Any]:
     errors = [r["predicted_snips"] / r["dwell_learned"] - 1 for r in rows if r["predicted_snips"] is not None]
     covered = [r["predicted_snips_lo"] <= r["dwell_learned"] <= r["predicted_snips_hi"] for r in rows
                if r["predicted_snips"] is not None]
+    dr_errors = [r["predicted_dr"] / r["dwell_learned"] - 1 for r in rows if r.get("predicted_dr") is not None]
     return {
         "last_iterations": len(tail),
         "freshness": float(fresh), "learned": float(learned), "oracle": float(oracle),
@@ -169,6 +165,8 @@ def summary(rows: list[dict[str, Any]], last: int = 3) -> dict[str, Any]:
         "snips_error_max_abs": float(np.max(np.abs(errors))) if errors else None,
         "snips_within_5pct": int(sum(abs(e) <= 0.05 for e in errors)), "snips_predictions": len(errors),
         "ci_covers_online": int(sum(covered)),
+        "dr_error_mean_abs": float(np.mean(np.abs(dr_errors))) if dr_errors else None,
+        "dr_within_5pct": int(sum(abs(e) <= 0.05 for e in dr_errors)), "dr_predictions": len(dr_errors),
         "ships": int(sum(r["shipped"] for r in rows)),
         # The gate against the truth (expected greedy dwell of candidate vs live, diagnostics only):
         "gate": {f"{'shipped' if r_ else 'kept'}_{'better' if b else 'worse'}": int(sum(

@@ -31,6 +31,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .doubly_robust import dr_difference, dr_estimate, fit_readers
 from .estimators import Logged, estimate, join, snips_difference
 from .export import read_constants
 from .features import baseline_score
@@ -57,10 +58,11 @@ class LoopConfig:
     objective: str = "cascade"
     window: int = 4                  # iterations of logs to train on
     epochs: int = 40
-    gate: str = "cascade"            # the estimator of the ship gate: cascade or position
+    gate: str = "dr"                 # the estimator of the ship gate: dr (Cascade-DR), cascade or position
     evaluate_on: str = "learned"     # the logs of the estimates: learned (the live model's) or both
     seed: int = 1
     export_every_ship: bool = True
+    deploy_onnx: bool = True         # runtime iterations: deploy a shipped model's ONNX for neural_onnx
 
 
 @dataclass
@@ -132,7 +134,8 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         for s in targets:
             s.set_model(live, version)
     history: list[Logged] = []
-    predicted: dict[str, Any] | None = None
+    predicted: dict[str, Any] | None = None      # cascade SNIPS of the policy live next
+    predicted_dr: dict[str, Any] | None = None   # its Cascade-DR estimate
     rows = []
     for it in range(config.iterations):
         mode = "runtime" if it < config.runtime_iterations and runtime_service is not None else "offline"
@@ -180,10 +183,14 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         # and the live model's estimate is then its on-policy mean.
         evaluation = join(logs["learned"], signals) if config.evaluate_on == "learned" else joined
         t0 = time.time()
+        readers_fit = None
         if history:
             data = _concat(history[-config.window:])
             candidate = train(data, live, TrainConfig(objective=config.objective, epochs=config.epochs,
                                                       seed=config.seed + it, temperature=config.temperature))
+            # The reader model of Cascade-DR: fitted on the training logs, not on the logs it
+            # evaluates (cross-fitting).
+            readers_fit = fit_readers(data)
         else:
             candidate = live                 # the first iteration only collects
         history.append(joined)
@@ -192,11 +199,18 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         live_fn, cand_fn = _mixture_fn(live), _mixture_fn(candidate)
         est_live = {k: estimate(evaluation, live_fn, config.rate, config.temperature, k) for k in KINDS}
         est_cand = {k: estimate(evaluation, cand_fn, config.rate, config.temperature, k) for k in KINDS}
+        if readers_fit is not None:
+            est_live["dr"] = dr_estimate(evaluation, live_fn, config.rate, config.temperature, readers_fit)
+            est_cand["dr"] = dr_estimate(evaluation, cand_fn, config.rate, config.temperature, readers_fit)
+        if config.gate == "dr":
+            diff, diff_ci = ((dr_difference(evaluation, cand_fn, live_fn, config.rate, config.temperature, readers_fit))
+                             if readers_fit is not None else (0.0, (0.0, 0.0)))
+        else:
+            diff, diff_ci = snips_difference(evaluation, cand_fn, live_fn, config.rate, config.temperature,
+                                             kind=config.gate)
         seconds["estimate"] = time.time() - t0
-        diff, diff_ci = snips_difference(evaluation, cand_fn, live_fn, config.rate, config.temperature,
-                                         kind=config.gate)
-        # The gate: the candidate ships only if the lower bound of its paired SNIPS gain over
-        # the live model, on logs it was not trained on, is above zero.
+        # The gate: the candidate ships only if the lower bound of its paired gain over the live
+        # model (Cascade-DR by default), on logs it was not trained on, is above zero.
         ship = diff_ci[0] > 0 and candidate is not live
         learned_dwell = float(np.mean(dwell["learned"]))
         row: dict[str, Any] = {
@@ -212,6 +226,9 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "predicted_snips_lo": predicted["snips_lo"] if predicted else None,
             "predicted_snips_hi": predicted["snips_hi"] if predicted else None,
             "predicted_ips": predicted["ips"] if predicted else None,
+            "predicted_dr": predicted_dr["ips"] if predicted_dr else None,
+            "predicted_dr_lo": predicted_dr["ips_lo"] if predicted_dr else None,
+            "predicted_dr_hi": predicted_dr["ips_hi"] if predicted_dr else None,
             "live_estimate": {k: e.row() for k, e in est_live.items()},
             "candidate_estimate": {k: e.row() for k, e in est_cand.items()}, "shipped": bool(ship),
             "gain_snips": diff, "gain_ci": list(diff_ci),
@@ -235,20 +252,31 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             row["live_after_s"] = svc.set_model(candidate, version)
             if mode == "runtime":
                 service.set_model(candidate, version)
-            predicted = est_cand[config.gate].row()
+                if config.deploy_onnx and config.export_every_ship:
+                    from .deploy import deploy, onnx_disagreement, package_with_model
+
+                    package = package_with_model(out / "models" / f"v{version}", out / "deploy" / f"v{version}")
+                    row["onnx_deploy_s"] = deploy(package)
+                    row["onnx_disagreement"] = onnx_disagreement(candidate, evaluation.articles[0])
+            predicted, predicted_dr = est_cand["cascade"].row(), _row(est_cand.get("dr"))
         else:
-            predicted = est_live[config.gate].row()
+            predicted, predicted_dr = est_live["cascade"].row(), _row(est_live.get("dr"))
         row["seconds"] = {k: round(v, 2) for k, v in seconds.items()} | {"total": round(time.time() - started, 2)}
         rows.append(row)
         with (out / "iterations.jsonl").open("a") as f:
             f.write(json.dumps(row) + "\n")
         log(f"it {it:2d} [{mode:7s}] v{row['model_version']}: dwell fresh {row['dwell_freshness']:6.2f} "
             f"learned {row['dwell_learned']:6.2f} oracle {row['dwell_oracle']:6.2f} | "
-            f"predicted {_fmt(row['predicted_snips'])} | live est {est_live[config.gate].snips:6.2f} "
-            f"cand {est_cand['cascade'].snips:6.2f}/{est_cand['position'].snips:6.2f} "
+            f"predicted {_fmt(row['predicted_snips'])}/{_fmt(row['predicted_dr'])} | live est "
+            f"{est_live.get(config.gate, est_live['cascade']).snips:6.2f} "
+            f"cand {est_cand['cascade'].snips:6.2f}/{_fmt(est_cand['dr'].ips if 'dr' in est_cand else None)} "
             f"gain {diff:+.2f} [{diff_ci[0]:+.2f}, {diff_ci[1]:+.2f}] {'SHIP' if ship else 'keep'} "
             f"| true live {row['true_live']:.2f} cand {row['true_candidate']:.2f} | {row['seconds']['total']:.1f} s")
     return rows
+
+
+def _row(e: Any) -> dict[str, Any] | None:
+    return e.row() if e is not None else None
 
 
 def _fmt(v: float | None) -> str:
