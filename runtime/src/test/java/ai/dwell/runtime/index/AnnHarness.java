@@ -18,7 +18,7 @@ import java.util.BitSet;
  * DIR holds vectors.f32 and queries.f32 (int32 count, int32 dimensions, then float32 rows, little
  * endian) and filters.i32 (per query: int32 size, then that many 0-based vector indexes). Writes
  * DIR/dwell-&lt;kind&gt;-&lt;explore&gt;.i32 (per query targetHits 0-based indexes, -1 padded) and prints one
- * JSON line per run with seconds and the index's memory.
+ * JSON line per run with the searching thread's CPU seconds and the index's memory.
  */
 public final class AnnHarness {
 
@@ -42,9 +42,14 @@ public final class AnnHarness {
                 long warmUntil = System.nanoTime() + 1_000_000_000L; // a second of the same queries first: JIT
                 while (System.nanoTime() < warmUntil) run(index, queries, kind.equals("filtered") ? filters : null, targetHits, e, null);
                 int[][] found = new int[queries.length][];
-                long start = System.nanoTime();
-                int exact = run(index, queries, kind.equals("filtered") ? filters : null, targetHits, e, found);
-                double seconds = (System.nanoTime() - start) / 1e9;
+                double seconds = Double.MAX_VALUE;
+                int exact = 0;
+                var threads = java.lang.management.ManagementFactory.getThreadMXBean();
+                for (int pass = 0; pass < 3; pass++) { // this thread's CPU time, the best of three passes: the machine is shared
+                    long start = threads.getCurrentThreadCpuTime();
+                    exact = run(index, queries, kind.equals("filtered") ? filters : null, targetHits, e, found);
+                    seconds = Math.min(seconds, (threads.getCurrentThreadCpuTime() - start) / 1e9);
+                }
                 write(dir.resolve("dwell-" + kind + "-" + e + ".i32"), found, targetHits);
                 System.out.printf("{\"kind\":\"%s\",\"explore\":%d,\"seconds\":%.6f,\"queries\":%d,\"exact\":%d}%n",
                                   kind, e, seconds, queries.length, exact);
