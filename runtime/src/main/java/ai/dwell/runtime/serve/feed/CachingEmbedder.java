@@ -21,7 +21,6 @@ public final class CachingEmbedder implements Embedder {
 
     private final Embedder embedder;
     private final Map<Key, Tensor> cache;
-    private long hits = 0, misses = 0;
 
     public CachingEmbedder(Embedder embedder, int capacity) {
         this.embedder = embedder;
@@ -35,14 +34,10 @@ public final class CachingEmbedder implements Embedder {
         Key key = new Key(text, context.getDestination(), type);
         synchronized (cache) {
             Tensor cached = cache.get(key);
-            if (cached != null) {
-                hits++;
-                return cached;
-            }
+            if (cached != null) return cached;
         }
         Tensor tensor = embedder.embed(text, context, type);
         synchronized (cache) {
-            misses++;
             cache.put(key, tensor);
         }
         return tensor;
@@ -53,11 +48,6 @@ public final class CachingEmbedder implements Embedder {
 
     @Override
     public String decode(List<Integer> tokens, Context context) { return embedder.decode(tokens, context); }
-
-    /** Texts found in the cache and texts embedded, since start. */
-    public synchronized String statistics() {
-        synchronized (cache) { return hits + " cached, " + misses + " embedded"; }
-    }
 
     /** Wraps each embedder. */
     public static Map<String, Embedder> wrap(Map<String, Embedder> embedders, int capacity) {
