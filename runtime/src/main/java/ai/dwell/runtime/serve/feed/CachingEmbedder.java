@@ -23,10 +23,14 @@ public final class CachingEmbedder implements Embedder {
     private final Map<Key, Tensor> cache;
 
     public CachingEmbedder(Embedder embedder, int capacity) {
-        this.embedder = embedder;
-        this.cache = new LinkedHashMap<>(1024, 0.75f, true) {
+        this(embedder, new LinkedHashMap<>(1024, 0.75f, true) {
             @Override protected boolean removeEldestEntry(Map.Entry<Key, Tensor> eldest) { return size() > capacity; }
-        };
+        });
+    }
+
+    private CachingEmbedder(Embedder embedder, Map<Key, Tensor> cache) {
+        this.embedder = embedder;
+        this.cache = cache;
     }
 
     @Override
@@ -49,11 +53,43 @@ public final class CachingEmbedder implements Embedder {
     @Override
     public String decode(List<Integer> tokens, Context context) { return embedder.decode(tokens, context); }
 
-    /** Wraps each embedder. */
-    public static Map<String, Embedder> wrap(Map<String, Embedder> embedders, int capacity) {
+    /** The caches of the last activation, by embedder id. */
+    private static final Map<String, CachingEmbedder> previous = new LinkedHashMap<>();
+
+    /**
+     * Wraps each embedder. A redeploy keeps an embedder's cache when the new embedder embeds a text
+     * of it exactly as cached (the same model), so indexing the store again for the new generation
+     * does not embed every text again.
+     */
+    public static synchronized Map<String, Embedder> wrap(Map<String, Embedder> embedders, int capacity) {
         Map<String, Embedder> wrapped = new LinkedHashMap<>();
-        embedders.forEach((id, embedder) -> wrapped.put(id, new CachingEmbedder(embedder, capacity)));
+        Map<String, CachingEmbedder> next = new LinkedHashMap<>();
+        embedders.forEach((id, embedder) -> {
+            CachingEmbedder old = previous.get(id);
+            CachingEmbedder caching = old != null && old.embedsAs(embedder) ? new CachingEmbedder(embedder, old.cache)
+                                                                             : new CachingEmbedder(embedder, capacity);
+            next.put(id, caching);
+            wrapped.put(id, caching);
+        });
+        previous.clear();
+        previous.putAll(next);
         return wrapped;
+    }
+
+    /** Whether this other embedder gives the cached embedding of one cached text. */
+    private boolean embedsAs(Embedder other) {
+        Map.Entry<Key, Tensor> sample;
+        synchronized (cache) {
+            if (cache.isEmpty()) return false;
+            sample = cache.entrySet().iterator().next();
+        }
+        Key key = sample.getKey();
+        try {
+            return sample.getValue().equals(other.embed(key.text(), new Context(key.destination()), key.type()));
+        }
+        catch (RuntimeException e) {
+            return false;
+        }
     }
 
 }
