@@ -63,6 +63,7 @@ class LoopConfig:
     seed: int = 1
     export_every_ship: bool = True
     deploy_onnx: bool = True         # runtime iterations: deploy a shipped model's ONNX for neural_onnx
+    freshness_alone: bool = True     # a reference arm: freshness in a world of its own (see run)
 
 
 @dataclass
@@ -133,6 +134,12 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         live, version = start, 1
         for s in targets:
             s.set_model(live, version)
+    # "freshness alone": the baseline served to readers in an offline replica of its own, which
+    # only its own readers' actions change. The freshness arm shares its documents with the
+    # learned arm, whose readers' votes and reads also lift the baseline (A/B interference); this
+    # arm is the baseline as it would be if it were all the traffic, as before any learning.
+    alone = OfflineService(corpus, now=getattr(service, "now", None)) if config.freshness_alone else None
+    alone_rng = np.random.default_rng([config.seed, 7])
     history: list[Logged] = []
     predicted: dict[str, Any] | None = None      # cascade SNIPS of the policy live next
     predicted_dr: dict[str, Any] | None = None   # its Cascade-DR estimate
@@ -144,7 +151,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         seconds: dict[str, float] = {"serve": 0.0, "read": 0.0, "update": 0.0}
         logs: dict[str, list[dict]] = {"freshness": [], "learned": []}
         signals: dict[str, dict] = {}
-        dwell: dict[str, list[float]] = {"freshness": [], "learned": [], "oracle": []}
+        dwell: dict[str, list[float]] = {"freshness": [], "learned": [], "oracle": [], "freshness_alone": []}
         explored: dict[str, list[bool]] = {"freshness": [], "learned": []}
         articles = sample_views(corpus, config.views, "x", 0, 1, 1, 1, rng)
         for b in range(0, config.views, config.batch):
@@ -175,6 +182,13 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             oracle = oracle_views(corpus, readers, [View(f"{it}-oracle-{v.query_id}", v.article, "oracle", 0, 1, 0,
                                                           config.hits, v.seed) for v in chunk], rng)
             dwell["oracle"].extend(s["dwell"] for s in oracle)
+            if alone is not None:
+                served = alone.serve([View(f"{it}-alone-{v.query_id}", v.article, "freshness", config.rate,
+                                           config.temperature, config.candidates, config.hits, v.seed) for v in chunk])
+                own = [readers.read(imp["query_id"], imp["article"], [imp["ids"][c] for c in imp["shown"]], alone_rng)
+                       for imp in served]
+                alone.apply(counter_updates(own))
+                dwell["freshness_alone"].extend(s["dwell"] for s in own)
 
         # Join, split, train, estimate, gate.
         joined = join(logs["freshness"] + logs["learned"], signals)
@@ -218,6 +232,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "dwell_freshness": float(np.mean(dwell["freshness"])),
             "dwell_learned": learned_dwell,
             "dwell_oracle": float(np.mean(dwell["oracle"])),
+            "dwell_freshness_alone": float(np.mean(dwell["freshness_alone"])) if dwell["freshness_alone"] else None,
             "learned_greedy": _mean(dwell["learned"], explored["learned"], False),
             "learned_explored": _mean(dwell["learned"], explored["learned"], True),
             "freshness_greedy": _mean(dwell["freshness"], explored["freshness"], False),
