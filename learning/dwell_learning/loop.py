@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .doubly_robust import dr_difference, dr_estimate, fit_readers
+from .doubly_robust import dr_values, estimate_from_values, fit_readers, gain_from_values
 from .estimators import Logged, estimate, join, snips_difference
 from .export import read_constants
 from .features import baseline_score
@@ -214,11 +214,11 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         est_live = {k: estimate(evaluation, live_fn, config.rate, config.temperature, k) for k in KINDS}
         est_cand = {k: estimate(evaluation, cand_fn, config.rate, config.temperature, k) for k in KINDS}
         if readers_fit is not None:
-            est_live["dr"] = dr_estimate(evaluation, live_fn, config.rate, config.temperature, readers_fit)
-            est_cand["dr"] = dr_estimate(evaluation, cand_fn, config.rate, config.temperature, readers_fit)
+            dr_live = dr_values(evaluation, live_fn, config.rate, config.temperature, readers_fit)
+            dr_cand = dr_values(evaluation, cand_fn, config.rate, config.temperature, readers_fit)
+            est_live["dr"], est_cand["dr"] = estimate_from_values(dr_live), estimate_from_values(dr_cand)
         if config.gate == "dr":
-            diff, diff_ci = ((dr_difference(evaluation, cand_fn, live_fn, config.rate, config.temperature, readers_fit))
-                             if readers_fit is not None else (0.0, (0.0, 0.0)))
+            diff, diff_ci = gain_from_values(dr_cand, dr_live) if readers_fit is not None else (0.0, (0.0, 0.0))
         else:
             diff, diff_ci = snips_difference(evaluation, cand_fn, live_fn, config.rate, config.temperature,
                                              kind=config.gate)
