@@ -59,13 +59,24 @@ def shifted(src: Path, dst: Path, shift: int) -> Path:
     return dst
 
 
+RUNTIME_LOCK = Path("/tmp/dwell-runtime.lock")   # one runtime per machine: its ports are fixed
+
+
 class OwnRuntime:
+    """A runtime of the loop's own, held from start to stop. The ports are the machine's: the
+    lock file serialises runtimes of other processes that take it too (tests, benchmarks)."""
+
     def __init__(self, data: Path):
         self.data = data
         self.env = {**os.environ, "DWELL_DATA": str(data)}
+        self._lock = None
 
     def __enter__(self) -> "OwnRuntime":
+        import fcntl
+
         self.data.mkdir(parents=True, exist_ok=True)
+        self._lock = RUNTIME_LOCK.open("a")
+        fcntl.flock(self._lock, fcntl.LOCK_EX)
         for attempt in range(3):
             wait_for_free_ports()
             subprocess.run([str(ROOT / "dwell"), "start"], check=True, env=self.env, cwd=ROOT)
@@ -94,7 +105,15 @@ class OwnRuntime:
             time.sleep(0.2)
 
     def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Stops the runtime and lets others have the machine's ports; idempotent."""
+        if self._lock is None:
+            return
         subprocess.run([str(ROOT / "dwell"), "stop"], env=self.env, cwd=ROOT)
+        self._lock.close()
+        self._lock = None
 
     def deploy_and_feed(self, corpus_dir: Path, now: int) -> float:
         vespa = vespa_binary()
@@ -261,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[learn] runtime up, corpus fed in {fed_s:.1f} s", file=sys.stderr, flush=True)
             offline.now = corpus.now + 0.0
             remote = RuntimeService("http://localhost:8080", args.runtime_data / "logs" / "dwell" / "impressions.jsonl")
-            rows = run(corpus, offline, config, args.out, runtime_service=remote)
+            rows = run(corpus, offline, config, args.out, runtime_service=remote, after_runtime=rt.stop)
     else:
         rows = run(corpus, offline, config, args.out)
     elapsed = time.time() - started

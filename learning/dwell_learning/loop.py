@@ -117,8 +117,9 @@ def oracle_views(corpus: Corpus, readers: Readers, views: list[View], rng: np.ra
 
 
 def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_service: Any = None,
-        log: Callable[[str], None] = print) -> list[dict[str, Any]]:
-    """Runs the loop; returns one row per iteration (also written to out/iterations.jsonl)."""
+        log: Callable[[str], None] = print, after_runtime: Callable[[], None] | None = None) -> list[dict[str, Any]]:
+    """Runs the loop; returns one row per iteration (also written to out/iterations.jsonl).
+    `after_runtime` is called once the runtime iterations are done (to stop the runtime)."""
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(config.seed)
     readers = Readers(corpus.quality, ReaderModel(), seed=config.seed)
@@ -146,6 +147,9 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
     rows = []
     for it in range(config.iterations):
         mode = "runtime" if it < config.runtime_iterations and runtime_service is not None else "offline"
+        if mode == "offline" and runtime_service is not None and after_runtime is not None:
+            after_runtime()
+            after_runtime = None
         svc = runtime_service if mode == "runtime" else service
         started = time.time()
         seconds: dict[str, float] = {"serve": 0.0, "read": 0.0, "update": 0.0}
