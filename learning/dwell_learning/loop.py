@@ -250,7 +250,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "predicted_dr_hi": predicted_dr["ips_hi"] if predicted_dr else None,
             "live_estimate": {k: e.row() for k, e in est_live.items()},
             "candidate_estimate": {k: e.row() for k, e in est_cand.items()}, "shipped": bool(ship),
-            "gain_snips": diff, "gain_ci": list(diff_ci),
+            "gain": diff, "gain_ci": list(diff_ci), "gain_estimator": config.gate,
             "true_live": true_value(corpus, service, readers, live, config.hits),
             "true_freshness": true_value(corpus, service, readers, "freshness", config.hits),
             "true_oracle": true_value(corpus, service, readers, "oracle", config.hits),
