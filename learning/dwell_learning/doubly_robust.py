@@ -165,22 +165,31 @@ def dr_values(logged: Logged, score_fn: ScoreFn, rate: float, temperature: float
     return out
 
 
-def dr_estimate(logged: Logged, score_fn: ScoreFn, rate: float, temperature: float, readers: ReaderFit,
-                z: float = 1.96) -> Estimate:
-    """Cascade-DR with a normal interval (reported in both the ips and snips slots)."""
-    v = dr_values(logged, score_fn, rate, temperature, readers)
+def _mean_ci(v: np.ndarray, z: float) -> tuple[float, tuple[float, float]]:
     mean = float(v.mean())
     se = float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("inf")
-    ci = (mean - z * se, mean + z * se)
-    return Estimate("dr", len(v), mean, ci, mean, ci, float(len(v)), float("nan"))
+    return mean, (mean - z * se, mean + z * se)
+
+
+def estimate_from_values(values: np.ndarray, z: float = 1.96) -> Estimate:
+    """Cascade-DR with a normal interval (reported in both the ips and snips slots)."""
+    mean, ci = _mean_ci(values, z)
+    return Estimate("dr", len(values), mean, ci, mean, ci, float(len(values)), float("nan"))
+
+
+def gain_from_values(values_a: np.ndarray, values_b: np.ndarray, z: float = 1.96) -> tuple[float, tuple[float, float]]:
+    """Policy a minus policy b, paired per impression, with a normal interval."""
+    return _mean_ci(values_a - values_b, z)
+
+
+def dr_estimate(logged: Logged, score_fn: ScoreFn, rate: float, temperature: float, readers: ReaderFit,
+                z: float = 1.96) -> Estimate:
+    return estimate_from_values(dr_values(logged, score_fn, rate, temperature, readers), z)
 
 
 def dr_difference(logged: Logged, score_a: ScoreFn, score_b: ScoreFn, rate: float, temperature: float,
                   readers: ReaderFit, z: float = 1.96) -> tuple[float, tuple[float, float]]:
-    """Cascade-DR of policy a minus that of policy b, paired per impression, with a normal interval."""
+    """Cascade-DR of policy a minus that of policy b on the same impressions."""
     mu = logging_prefix_propensities(logged)
-    d = (dr_values(logged, score_a, rate, temperature, readers, mu)
-         - dr_values(logged, score_b, rate, temperature, readers, mu))
-    mean = float(d.mean())
-    se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("inf")
-    return mean, (mean - z * se, mean + z * se)
+    return gain_from_values(dr_values(logged, score_a, rate, temperature, readers, mu),
+                            dr_values(logged, score_b, rate, temperature, readers, mu), z)

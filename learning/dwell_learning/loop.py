@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .doubly_robust import dr_difference, dr_estimate, fit_readers
+from .doubly_robust import dr_values, estimate_from_values, fit_readers, gain_from_values
 from .estimators import Logged, estimate, join, snips_difference
 from .export import read_constants
 from .features import baseline_score
@@ -63,6 +63,7 @@ class LoopConfig:
     seed: int = 1
     export_every_ship: bool = True
     deploy_onnx: bool = True         # runtime iterations: deploy a shipped model's ONNX for neural_onnx
+    freshness_alone: bool = True     # a reference arm: freshness in a world of its own (see run)
 
 
 @dataclass
@@ -116,8 +117,9 @@ def oracle_views(corpus: Corpus, readers: Readers, views: list[View], rng: np.ra
 
 
 def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_service: Any = None,
-        log: Callable[[str], None] = print) -> list[dict[str, Any]]:
-    """Runs the loop; returns one row per iteration (also written to out/iterations.jsonl)."""
+        log: Callable[[str], None] = print, after_runtime: Callable[[], None] | None = None) -> list[dict[str, Any]]:
+    """Runs the loop; returns one row per iteration (also written to out/iterations.jsonl).
+    `after_runtime` is called once the runtime iterations are done (to stop the runtime)."""
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(config.seed)
     readers = Readers(corpus.quality, ReaderModel(), seed=config.seed)
@@ -133,18 +135,27 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         live, version = start, 1
         for s in targets:
             s.set_model(live, version)
+    # "freshness alone": the baseline served to readers in an offline replica of its own, which
+    # only its own readers' actions change. The freshness arm shares its documents with the
+    # learned arm, whose readers' votes and reads also lift the baseline (A/B interference); this
+    # arm is the baseline as it would be if it were all the traffic, as before any learning.
+    alone = OfflineService(corpus, now=getattr(service, "now", None)) if config.freshness_alone else None
+    alone_rng = np.random.default_rng([config.seed, 7])
     history: list[Logged] = []
     predicted: dict[str, Any] | None = None      # cascade SNIPS of the policy live next
     predicted_dr: dict[str, Any] | None = None   # its Cascade-DR estimate
     rows = []
     for it in range(config.iterations):
         mode = "runtime" if it < config.runtime_iterations and runtime_service is not None else "offline"
+        if mode == "offline" and runtime_service is not None and after_runtime is not None:
+            after_runtime()
+            after_runtime = None
         svc = runtime_service if mode == "runtime" else service
         started = time.time()
         seconds: dict[str, float] = {"serve": 0.0, "read": 0.0, "update": 0.0}
         logs: dict[str, list[dict]] = {"freshness": [], "learned": []}
         signals: dict[str, dict] = {}
-        dwell: dict[str, list[float]] = {"freshness": [], "learned": [], "oracle": []}
+        dwell: dict[str, list[float]] = {"freshness": [], "learned": [], "oracle": [], "freshness_alone": []}
         explored: dict[str, list[bool]] = {"freshness": [], "learned": []}
         articles = sample_views(corpus, config.views, "x", 0, 1, 1, 1, rng)
         for b in range(0, config.views, config.batch):
@@ -175,6 +186,13 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             oracle = oracle_views(corpus, readers, [View(f"{it}-oracle-{v.query_id}", v.article, "oracle", 0, 1, 0,
                                                           config.hits, v.seed) for v in chunk], rng)
             dwell["oracle"].extend(s["dwell"] for s in oracle)
+            if alone is not None:
+                served = alone.serve([View(f"{it}-alone-{v.query_id}", v.article, "freshness", config.rate,
+                                           config.temperature, config.candidates, config.hits, v.seed) for v in chunk])
+                own = [readers.read(imp["query_id"], imp["article"], [imp["ids"][c] for c in imp["shown"]], alone_rng)
+                       for imp in served]
+                alone.apply(counter_updates(own))
+                dwell["freshness_alone"].extend(s["dwell"] for s in own)
 
         # Join, split, train, estimate, gate.
         joined = join(logs["freshness"] + logs["learned"], signals)
@@ -200,11 +218,11 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         est_live = {k: estimate(evaluation, live_fn, config.rate, config.temperature, k) for k in KINDS}
         est_cand = {k: estimate(evaluation, cand_fn, config.rate, config.temperature, k) for k in KINDS}
         if readers_fit is not None:
-            est_live["dr"] = dr_estimate(evaluation, live_fn, config.rate, config.temperature, readers_fit)
-            est_cand["dr"] = dr_estimate(evaluation, cand_fn, config.rate, config.temperature, readers_fit)
+            dr_live = dr_values(evaluation, live_fn, config.rate, config.temperature, readers_fit)
+            dr_cand = dr_values(evaluation, cand_fn, config.rate, config.temperature, readers_fit)
+            est_live["dr"], est_cand["dr"] = estimate_from_values(dr_live), estimate_from_values(dr_cand)
         if config.gate == "dr":
-            diff, diff_ci = ((dr_difference(evaluation, cand_fn, live_fn, config.rate, config.temperature, readers_fit))
-                             if readers_fit is not None else (0.0, (0.0, 0.0)))
+            diff, diff_ci = gain_from_values(dr_cand, dr_live) if readers_fit is not None else (0.0, (0.0, 0.0))
         else:
             diff, diff_ci = snips_difference(evaluation, cand_fn, live_fn, config.rate, config.temperature,
                                              kind=config.gate)
@@ -218,6 +236,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "dwell_freshness": float(np.mean(dwell["freshness"])),
             "dwell_learned": learned_dwell,
             "dwell_oracle": float(np.mean(dwell["oracle"])),
+            "dwell_freshness_alone": float(np.mean(dwell["freshness_alone"])) if dwell["freshness_alone"] else None,
             "learned_greedy": _mean(dwell["learned"], explored["learned"], False),
             "learned_explored": _mean(dwell["learned"], explored["learned"], True),
             "freshness_greedy": _mean(dwell["freshness"], explored["freshness"], False),
@@ -231,7 +250,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "predicted_dr_hi": predicted_dr["ips_hi"] if predicted_dr else None,
             "live_estimate": {k: e.row() for k, e in est_live.items()},
             "candidate_estimate": {k: e.row() for k, e in est_cand.items()}, "shipped": bool(ship),
-            "gain_snips": diff, "gain_ci": list(diff_ci),
+            "gain": diff, "gain_ci": list(diff_ci), "gain_estimator": config.gate,
             "true_live": true_value(corpus, service, readers, live, config.hits),
             "true_freshness": true_value(corpus, service, readers, "freshness", config.hits),
             "true_oracle": true_value(corpus, service, readers, "oracle", config.hits),
