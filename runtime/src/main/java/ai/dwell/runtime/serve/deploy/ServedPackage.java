@@ -88,6 +88,13 @@ public final class ServedPackage {
                 ContentClusterList.addTo(container, model, containerId);
                 changed = true;
             }
+            for (int i = 0; i < containers.getLength(); i++) {
+                Element container = (Element) containers.item(i);
+                if ( ! containerId.equals(container.getAttribute("id"))) continue;
+                if (container.getElementsByTagName("document-api").getLength() == 0) continue;
+                DocumentApiGuard.addTo(container, PackageServices.containerPort(model));
+                changed = true;
+            }
             if ( ! changed) return;
             var transformer = TransformerFactory.newInstance().newTransformer();
             transformer.setOutputProperty(OutputKeys.INDENT, "no");
