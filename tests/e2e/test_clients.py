@@ -4,6 +4,7 @@ conditions and status codes; search tracing and timeouts; a corpus of malformed 
 burst of writes beyond what the runtime accepts."""
 from __future__ import annotations
 
+import asyncio
 import collections
 import json
 import subprocess
@@ -265,26 +266,39 @@ def test_what_vespa_accepts_the_runtime_accepts(runtime: Runtime) -> None:
     assert http("GET", bad_input.ACCEPTS_ODD_ID)[0] == 404
 
 
-@pytest.mark.xfail(strict=True, reason="about 20% of an h2c burst of 3,000 puts gets no HTTP answer at all (issue 6)")
-def test_a_burst_beyond_capacity_gets_429s_and_the_runtime_recovers(runtime: Runtime, tmp_path: Path) -> None:
+async def _h2c_burst(count: int, connections: int, text: str) -> dict[str, str]:
+    """Puts count comments at once over HTTP/2 cleartext (prior knowledge), spread over a few
+    connections of at most the server's 512 concurrent streams each; each id's HTTP status, or the
+    client error when a request got no answer."""
+    import httpx
+
+    clients = [httpx.AsyncClient(http1=False, http2=True, timeout=300, limits=httpx.Limits(max_connections=1))
+               for _ in range(connections)]
+
+    async def put(i: int) -> tuple[str, str]:
+        try:
+            response = await clients[i % connections].post(
+                f"{CONTAINER}/document/v1/dwell/comment/docid/burst{i}",
+                json={"fields": {"article_id": "burst", "text": f"{i} {text}"}})
+            return f"burst{i}", str(response.status_code) if response.http_version == "HTTP/2" else response.http_version
+        except httpx.HTTPError as e:
+            return f"burst{i}", f"no answer: {type(e).__name__}"
+
+    try:
+        return dict(await asyncio.gather(*(put(i) for i in range(count))))
+    finally:
+        for client in clients:
+            await client.aclose()
+
+
+def test_a_burst_beyond_capacity_gets_429s_and_the_runtime_recovers(runtime: Runtime) -> None:
+    # h2c with h2 (Python), not curl: curl 7.88's --http2-prior-knowledge breaks connections it
+    # reuses ("Error in the HTTP2 framing layer", curl/curl#10634, fixed in curl 8.0), which
+    # showed as requests without an answer.
     count = 3000
-    text = "burst " * 1500
-    config = tmp_path / "burst.curl"
-    with config.open("w") as out:
-        for i in range(count):
-            body = json.dumps({"fields": {"article_id": "burst", "text": f"{i} {text}"}})
-            out.write(f'url = "{CONTAINER}/document/v1/dwell/comment/docid/burst{i}"\nrequest = "POST"\n'
-                      f'header = "Content-Type: application/json"\ndata = {json.dumps(body)}\n'
-                      f'write-out = "%{{http_code}} burst{i}\\n"\noutput = "/dev/null"\nnext\n')
-    done = subprocess.run(["curl", "-s", "--http2-prior-knowledge", "--parallel", "--parallel-max", "1000",
-                           "--parallel-immediate", "-K", str(config)], capture_output=True, text=True, timeout=300)
-    codes: dict[str, int] = {}
-    accepted = set()
-    for line in done.stdout.splitlines():
-        code, doc = line.split()
-        codes[code] = codes.get(code, 0) + 1
-        if code == "200":
-            accepted.add(doc)
+    outcomes = asyncio.run(_h2c_burst(count, connections=6, text="burst " * 1500))
+    codes = collections.Counter(outcomes.values())
+    accepted = {doc for doc, code in outcomes.items() if code == "200"}
     assert sum(codes.values()) == count, codes
     assert set(codes) <= {"200", "429"}, codes
     assert codes.get("429", 0) > 0, f"no overload at a burst of {count}: {codes}"
