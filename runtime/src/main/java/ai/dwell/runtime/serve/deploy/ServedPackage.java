@@ -95,6 +95,13 @@ public final class ServedPackage {
                 DocumentApiGuard.addTo(container, PackageServices.containerPort(model));
                 changed = true;
             }
+            for (int i = 0; i < containers.getLength(); i++) {
+                Element container = (Element) containers.item(i);
+                if ( ! containerId.equals(container.getAttribute("id"))) continue;
+                AccessFilterChain.addTo(container, PackageServices.containerPort(model));
+                SearchAdmission.addTo(container);
+                changed = true;
+            }
             if ( ! changed) return;
             var transformer = TransformerFactory.newInstance().newTransformer();
             transformer.setOutputProperty(OutputKeys.INDENT, "no");
