@@ -12,12 +12,12 @@ import java.util.Locale;
  * a queue of 40 per thread: 800 queries on two cores) queues seconds of work on a small machine;
  * the runtime sizes it to what one machine ranks, unless the package sets its own pool. Threads and
  * queue are per core and per thread, as in services.xml: DWELL_SEARCH_THREADS (default 2) and
- * DWELL_SEARCH_QUEUE (default 1).
+ * DWELL_SEARCH_QUEUE (default 4).
  */
 final class SearchAdmission {
 
     static final double THREADS_PER_CORE = parse("DWELL_SEARCH_THREADS", 2.0);
-    static final double QUEUE_PER_THREAD = parse("DWELL_SEARCH_QUEUE", 1.0);
+    static final double QUEUE_PER_THREAD = parse("DWELL_SEARCH_QUEUE", 4.0);
 
     private SearchAdmission() {}
 
