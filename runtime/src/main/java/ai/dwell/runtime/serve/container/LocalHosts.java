@@ -37,8 +37,7 @@ public class LocalHosts {
 
     /**
      * Writes the hosts file: this machine's names and the given service hosts to 127.0.0.1, and each
-     * content host to its own loopback address (except this machine itself, as in a package without
-     * hosts.xml, where the model gives every service its own port). Returns the address of each host.
+     * content host to its own loopback address. Returns the address of each host.
      */
     public Map<String, String> write(List<String> serviceHosts, List<String> contentHosts) {
         Map<String, String> addresses = new LinkedHashMap<>();
@@ -46,11 +45,7 @@ public class LocalHosts {
         addresses.put(localName(), "127.0.0.1");
         for (String host : serviceHosts) addresses.putIfAbsent(host, "127.0.0.1");
         int next = 2;
-        for (String host : contentHosts) {
-            // a package without hosts.xml runs everything on "localhost": its services have ports of their own there
-            if (host.equals("localhost") || host.equals(localName())) continue;
-            addresses.put(host, "127.0.0." + next++);
-        }
+        for (String host : contentHosts) addresses.put(host, "127.0.0." + next++);
         StringBuilder text = new StringBuilder("# Written by dwell's runtime: the package's hosts, all on this machine.\n");
         addresses.forEach((host, address) -> text.append(address).append(' ').append(host).append('\n'));
         try {
