@@ -46,6 +46,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
     private final Map<String, DocumentIndex> indexes = new LinkedHashMap<>();
     private final Map<String, RankAssets> assets = new LinkedHashMap<>();
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
+    private final RankProgramCache programs = new RankProgramCache();
 
     public ContentNode(ContentClusterConfig config, int distributionKey) {
         if ( ! config.distributionKeys().contains(distributionKey))
@@ -134,6 +135,16 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
     }
 
     private SearchProtocol.SearchReply doSearch(SearchProtocol.SearchRequest request) {
+        List<RankProgramCache.Lease> leases = new ArrayList<>();
+        try {
+            return doSearch(request, leases);
+        }
+        finally {
+            leases.forEach(RankProgramCache.Lease::close);
+        }
+    }
+
+    private SearchProtocol.SearchReply doSearch(SearchProtocol.SearchRequest request, List<RankProgramCache.Lease> leases) {
         if ( ! request.getQueryTreeBlob().isEmpty() && ! request.hasQueryTree())
             throw new UnsupportedFeatureException("Only the protobuf query_tree is supported, not query_tree_blob");
         String profileName = request.getRankProfile().isEmpty() ? "default" : request.getRankProfile();
@@ -182,7 +193,11 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
                 }
             }
             total += hits.cardinality();
-            RankProgram program = new RankProgram(profile, assets.get(index.name()), index, match.terms(), query);
+            long compileStart = System.nanoTime();
+            RankProgramCache.Lease lease = this.programs.borrow(profile, assets.get(index.name()), index, match::terms, query);
+            leases.add(lease);
+            RankProgram program = lease.program();
+            if (trace != null) trace.phase(index.name(), "rank program", compileStart, lease.cached() ? "cached" : "compiled");
             programs.put(index.name(), program);
             int rerank = query.string("vespa.hitcollector.heapsize").map(Integer::parseInt).orElse(profile.rerankCount());
             Ranker.Ranked ranked = Ranker.rank(index.name(), program, hits, rerank);
@@ -253,40 +268,43 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             Cursor errors = root.setArray("errors");
             QueryProperties query = QueryProperties.of(request);
             Set<String> fields = new HashSet<>(request.getFieldsList());
-            Map<String, RankProgram> programs = new LinkedHashMap<>();
-            for (ByteString rawGid : request.getGlobalIdsList()) {
-                Cursor entry = docsums.addObject();
-                GlobalId gid = new GlobalId(rawGid.toByteArray());
-                for (DocumentIndex index : searched(request.getDocumentType())) {
-                    int lid = index.localId(gid);
-                    if (lid < 0) continue;
-                    try {
-                        SummaryConfig.Classes summaryClass = summaryClass(index, request.getSummaryClass());
-                        DocsumWriter.FeatureSource features = featureSource(programs, index, request, query);
-                        DocsumWriter.write(entry.setObject("docsum"), index, lid, summaryClass, fields, features);
+            Map<String, RankProgramCache.Lease> programs = new LinkedHashMap<>();
+            try {
+                for (ByteString rawGid : request.getGlobalIdsList()) {
+                    Cursor entry = docsums.addObject();
+                    GlobalId gid = new GlobalId(rawGid.toByteArray());
+                    for (DocumentIndex index : searched(request.getDocumentType())) {
+                        int lid = index.localId(gid);
+                        if (lid < 0) continue;
+                        try {
+                            SummaryConfig.Classes summaryClass = summaryClass(index, request.getSummaryClass());
+                            DocsumWriter.FeatureSource features = featureSource(programs, index, request, query);
+                            DocsumWriter.write(entry.setObject("docsum"), index, lid, summaryClass, fields, features);
+                        }
+                        catch (IllegalArgumentException e) {
+                            errors.addObject().setString("message", e.getMessage());
+                        }
+                        break;
                     }
-                    catch (IllegalArgumentException e) {
-                        errors.addObject().setString("message", e.getMessage());
-                    }
-                    break;
                 }
+            }
+            finally {
+                programs.values().forEach(RankProgramCache.Lease::close);
             }
             return SearchProtocol.DocsumReply.newBuilder().setSlimeSummaries(ByteString.copyFrom(BinaryFormat.encode(slime))).build();
         }
         finally { lock.readLock().unlock(); }
     }
 
-    private DocsumWriter.FeatureSource featureSource(Map<String, RankProgram> programs, DocumentIndex index,
+    private DocsumWriter.FeatureSource featureSource(Map<String, RankProgramCache.Lease> programs, DocumentIndex index,
                                                      SearchProtocol.DocsumRequest request, QueryProperties query) {
         String profileName = request.getRankProfile().isEmpty() ? "default" : request.getRankProfile();
         Optional<RankProfile> profile = assets.get(index.name()).profile(profileName);
         if (profile.isEmpty()) return null;
         return new DocsumWriter.FeatureSource() {
             private RankProgram program() {
-                return programs.computeIfAbsent(index.name(), name -> {
-                    MatchResult match = QueryMatcher.match(index, request.getQueryTree());
-                    return new RankProgram(profile.get(), assets.get(name), index, match.terms(), query);
-                });
+                return programs.computeIfAbsent(index.name(), name -> ContentNode.this.programs.borrow(
+                        profile.get(), assets.get(name), index, () -> QueryMatcher.match(index, request.getQueryTree()).terms(), query)).program();
             }
             @Override public List<RankProgram.OutputFeature> summaryFeatures() { return program().summaryFeatures(); }
             @Override public List<RankProgram.OutputFeature> matchFeatures() { return program().matchFeatures(); }
@@ -314,6 +332,9 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
     private long activeDocumentsUnlocked() {
         return indexes.values().stream().mapToLong(DocumentIndex::documentCount).sum();
     }
+
+    /** The compiled rank programs this node keeps between queries. */
+    RankProgramCache programCache() { return programs; }
 
     /** The rank assets of a schema, e.g. for verification. */
     public RankAssets assets(String schema) { return assets.get(schema); }
