@@ -13,6 +13,18 @@ import com.yahoo.document.DocumentId;
 public interface ChangeListener {
 
     /**
+     * Does the per-document work for a put ahead of time, on the writer's thread, before the write is
+     * logged: what it returns is given to {@link #onPut(Document, Object)} once the write is durable,
+     * so the commit thread only applies it. Throwing {@link IllegalArgumentException} refuses the write
+     * (a bad request): nothing is stored. Null: nothing prepared, {@link #onPut(Document)} is called.
+     * Must not modify the document.
+     */
+    default Object prepare(Document document) { return null; }
+
+    /** A document was put, with what {@link #prepare} returned for it. */
+    default void onPut(Document document, Object prepared) { onPut(document); }
+
+    /**
      * A document was put, updated, or created by an update; this is its new, complete content, with its
      * last-modified time set to the write's timestamp.
      */

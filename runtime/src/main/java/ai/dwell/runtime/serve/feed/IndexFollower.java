@@ -11,7 +11,9 @@ import java.util.logging.Logger;
 
 /**
  * Keeps the content nodes in step with the document store: each stored document is run through
- * its schema's indexing statements (tokenization and all) and put on the nodes that hold it.
+ * its schema's indexing statements (tokenization and all) and put on the nodes that hold it. For
+ * writes, the indexing runs on the writer's thread before the write is logged ({@link #prepare});
+ * the store's commit thread then only puts the indexed document on the nodes.
  */
 public class IndexFollower implements ChangeListener {
 
@@ -23,6 +25,22 @@ public class IndexFollower implements ChangeListener {
     public IndexFollower(IndexingScripts indexing, ContentServing content) {
         this.indexing = indexing;
         this.content = content;
+    }
+
+    /** Runs the indexing statements on the writer's thread; a document they refuse is not stored. */
+    @Override
+    public Object prepare(Document document) {
+        try {
+            return indexing.process(document.clone());
+        }
+        catch (RuntimeException e) {
+            throw new IllegalArgumentException("Could not index " + document.getId() + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void onPut(Document document, Object prepared) {
+        content.put((Document) prepared);
     }
 
     @Override
