@@ -93,7 +93,9 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             else if (Boolean.TRUE.equals(update.getCreateIfNonExistent())) document = new Document(update.getDocumentType(), update.getId());
             else return Optional.empty();
             update.applyTo(document);
-            index.put(document);
+            if (existing.isPresent() && update.fieldPathUpdates().isEmpty())
+                index.put(document, update.fieldUpdates().stream().map(u -> u.getField().getName()).collect(java.util.stream.Collectors.toSet()));
+            else index.put(document);
             return Optional.of(document);
         }
         finally { lock.writeLock().unlock(); }

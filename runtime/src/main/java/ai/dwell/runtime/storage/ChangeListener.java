@@ -2,6 +2,7 @@ package ai.dwell.runtime.storage;
 
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
+import com.yahoo.document.DocumentUpdate;
 
 /**
  * Follows the changes applied to a {@link DocumentStore}, e.g. to maintain an index.
@@ -21,7 +22,13 @@ public interface ChangeListener {
      */
     default Object prepare(Document document) { return null; }
 
-    /** A document was put, with what {@link #prepare} returned for it. */
+    /**
+     * As {@link #prepare}, for an update of an existing document: the update as the writer sent it and the
+     * document it makes. A listener that can apply the update itself need not redo the whole document.
+     */
+    default Object prepareUpdate(DocumentUpdate update, Document updated) { return prepare(updated); }
+
+    /** A document was put, with what {@link #prepare} or {@link #prepareUpdate} returned for it. */
     default void onPut(Document document, Object prepared) { onPut(document); }
 
     /**

@@ -167,7 +167,7 @@ public final class DocumentStore implements AutoCloseable {
             codec.encodeTensors(updated);
             Map<ChangeListener, Object> prepared;
             try {
-                prepared = prepare(updated);
+                prepared = current.exists() ? prepareUpdate(update, updated) : prepare(updated);
             }
             catch (IllegalArgumentException e) {
                 return CompletableFuture.completedFuture(Result.badRequest(e.getMessage()));
@@ -282,6 +282,16 @@ public final class DocumentStore implements AutoCloseable {
         Map<ChangeListener, Object> prepared = new IdentityHashMap<>(4);
         for (ChangeListener listener : listeners) {
             Object change = listener.prepare(document);
+            if (change != null) prepared.put(listener, change);
+        }
+        return prepared;
+    }
+
+    /** What each listener prepares for an update of an existing document, on this (the writer's) thread. */
+    private Map<ChangeListener, Object> prepareUpdate(DocumentUpdate update, Document updated) {
+        Map<ChangeListener, Object> prepared = new IdentityHashMap<>(4);
+        for (ChangeListener listener : listeners) {
+            Object change = listener.prepareUpdate(update, updated);
             if (change != null) prepared.put(listener, change);
         }
         return prepared;

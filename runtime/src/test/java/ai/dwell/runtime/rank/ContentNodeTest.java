@@ -173,6 +173,24 @@ public class ContentNodeTest {
     }
 
     @Test
+    void updatesRewriteOnlyTheFieldsTheyTouch() {
+        putComment("u1", "a3", "nobody", "an otter swims", null);
+        DocumentType comment = types.getDocumentType("comment");
+        DocumentUpdate text = new DocumentUpdate(comment, new DocumentId("id:dwell:comment::u1"));
+        text.addFieldUpdate(FieldUpdate.createAssign(comment.getField("text"), new StringFieldValue("a beaver builds")));
+        node.update(indexing.process(text));
+        assertEquals(List.of(), matches(and(word("article_id", "a3"), word("text", "otter"))), "the old text is no longer indexed");
+        assertEquals(List.of("u1"), matches(and(word("article_id", "a3"), word("text", "beaver"))));
+        DocumentUpdate votes = new DocumentUpdate(comment, new DocumentId("id:dwell:comment::u1"));
+        votes.addFieldUpdate(FieldUpdate.createIncrement(comment.getField("upvotes"), 41));
+        node.update(indexing.process(votes));
+        assertEquals(List.of("u1"), matches(and(word("article_id", "a3"), word("text", "beaver"))), "an attribute update keeps the text indexed");
+        assertEquals(List.of("u1"), matches(and(word("article_id", "a3"), new IntItem("42", "upvotes"))));
+        assertEquals(List.of(), matches(and(word("article_id", "a3"), new IntItem("1", "upvotes"))));
+        node.remove(new DocumentId("id:dwell:comment::u1"));
+    }
+
+    @Test
     void importedReputationFollowsAuthorUpdates() {
         Query query = articleQuery("a1", "freshness");
         double before = scoreOf(search(query, 10), "c0");

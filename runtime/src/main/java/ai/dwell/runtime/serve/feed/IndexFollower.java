@@ -5,6 +5,7 @@ import ai.dwell.runtime.serve.ContentServing;
 import ai.dwell.runtime.storage.ChangeListener;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
+import com.yahoo.document.DocumentUpdate;
 
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -38,10 +39,31 @@ public class IndexFollower implements ChangeListener {
         }
     }
 
+    /**
+     * For an update of an existing document, as Vespa: only the indexing statements of the fields the
+     * update touches run, on the update; the content nodes apply it to the document they hold.
+     */
+    @Override
+    public Object prepareUpdate(DocumentUpdate update, Document updated) {
+        if ( ! update.fieldPathUpdates().isEmpty()) return prepare(updated);
+        try {
+            return new IndexedUpdate(indexing.process(update));
+        }
+        catch (RuntimeException e) {
+            throw new IllegalArgumentException("Could not index " + update.getId() + ": " + e.getMessage(), e);
+        }
+    }
+
     @Override
     public void onPut(Document document, Object prepared) {
-        content.put((Document) prepared);
+        if (prepared instanceof IndexedUpdate indexed) {
+            if ( ! content.update(indexed.update())) onPut(document); // a node without the document: index it whole
+        }
+        else content.put((Document) prepared);
     }
+
+    /** An update with its indexing statements applied, for the nodes to apply to the documents they hold. */
+    private record IndexedUpdate(DocumentUpdate update) {}
 
     @Override
     public void onPut(Document document) {
