@@ -22,12 +22,14 @@ import java.util.concurrent.locks.LockSupport;
  * Durable writes through /document/v1 with Vespa's Java feed client (HTTP/2), as a user's feeder sends them:
  *
  * <pre>
- * java ai.dwell.bench.FeedBenchmark --mode put|update --corpus comments.jsonl --prefix P
+ * java ai.dwell.bench.FeedBenchmark --mode put|update|remove-missing --corpus comments.jsonl --prefix P
  *                                   [--count n] [--targets n] [--rate ops] [--seconds s] [--connections c] endpoint
  * </pre>
  *
  * put: comments with the fields of the corpus's lines (cycled) under new ids P-0, P-1, ...; update: partial
- * updates (upvotes += 1) of P-0 ... P-(targets-1), which a put run must have created. Without --rate, count
+ * updates (upvotes += 1) of P-0 ... P-(targets-1), which a put run must have created; remove-missing: removes
+ * of documents that do not exist, which the document API answers without a write (no indexing, no fsync):
+ * the floor of the HTTP/2 and document API round trip. Without --rate, count
  * operations as fast as the server takes them (at most 4,096 in flight): the maximum rate. With --rate, open
  * loop: operations due at that rate for --seconds, each latency measured from when it was due. The last line
  * of output is one JSON object.
@@ -72,6 +74,9 @@ public class FeedBenchmark {
                 if (put) {
                     DocumentId id = DocumentId.of("dwell", "comment", prefix + "-" + i);
                     result = client.put(id, "{\"fields\":" + fields.get((int) (i % fields.size())) + "}", OperationParameters.empty());
+                }
+                else if (options.get("mode").equals("remove-missing")) {
+                    result = client.remove(DocumentId.of("dwell", "comment", prefix + "-missing-" + i), OperationParameters.empty());
                 }
                 else {
                     DocumentId id = DocumentId.of("dwell", "comment", prefix + "-" + (i % targets));
