@@ -202,9 +202,11 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             if (trace != null) trace.phase(index.name(), "rank program", compileStart, lease.cached() ? "cached" : "compiled");
             programs.put(index.name(), program);
             int rerank = query.string("vespa.hitcollector.heapsize").map(Integer::parseInt).orElse(profile.rerankCount());
-            Ranker.Ranked ranked = Ranker.rank(index.name(), program, hits, rerank);
+            // grouping and sorting see every match; otherwise only the best offset + hits are returned
+            int wanted = grouping != null || sorted != null ? Integer.MAX_VALUE : (int) Math.min(Integer.MAX_VALUE, (long) request.getOffset() + request.getHits());
+            Ranker.Ranked ranked = Ranker.rank(index.name(), program, hits, rerank, wanted);
             if (trace != null) {
-                trace.duration(index.name(), "first phase", ranked.firstPhaseNanos(), ranked.size() + " ranked with '" + profileName + "'");
+                trace.duration(index.name(), "first phase", ranked.firstPhaseNanos(), ranked.matched() + " ranked with '" + profileName + "'");
                 trace.duration(index.name(), "second phase", ranked.secondPhaseNanos(), ranked.reranked() + " reranked");
             }
             if (grouping != null) for (int i = 0; i < ranked.size(); i++) grouping.add(ranked.lids()[i], ranked.relevance()[i], i);
@@ -212,8 +214,8 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
                 sorted.add(index, ranked);
                 continue;
             }
-            int wanted = (int) Math.min(ranked.size(), (long) request.getOffset() + request.getHits());
-            for (int i = 0; i < wanted; i++) all.add(new RankedHit(index.name(), ranked.lids()[i], ranked.relevance()[i], null));
+            int returned = (int) Math.min(ranked.size(), (long) request.getOffset() + request.getHits());
+            for (int i = 0; i < returned; i++) all.add(new RankedHit(index.name(), ranked.lids()[i], ranked.relevance()[i], null));
         }
         if (sorted != null) all = sorted.first((int) Math.min(Integer.MAX_VALUE, (long) request.getOffset() + request.getHits()));
         else all.sort(Comparator.comparingDouble(RankedHit::relevance).reversed());
