@@ -101,7 +101,7 @@ final class ExpressionCompiler {
         if (expression instanceof NegativeNode negative) {
             Node value = compile(negative.getValue());
             if (value.isConstant()) return fold(expression);
-            if (value.type().rank() == 0) return new ScalarNode.Unary(value, x -> -x);
+            if (value.type().rank() == 0) return new MathNode(value, MathNode.Kind.NEGATE);
             return generic(expression);
         }
         if (expression instanceof NotNode not) {
@@ -274,7 +274,15 @@ final class ExpressionCompiler {
 
     private static void reduce(Deque<Node> values, Deque<Operator> operators) {
         Node right = values.pop(), left = values.pop();
-        values.push(new ScalarNode.Binary(left, right, scalarOperator(operators.pop())));
+        Operator operator = operators.pop();
+        ArithmeticNode.Kind arithmetic = switch (operator) {
+            case plus -> ArithmeticNode.Kind.ADD;
+            case minus -> ArithmeticNode.Kind.SUBTRACT;
+            case multiply -> ArithmeticNode.Kind.MULTIPLY;
+            case divide -> ArithmeticNode.Kind.DIVIDE;
+            default -> null;
+        };
+        values.push(arithmetic != null ? new ArithmeticNode(left, right, arithmetic) : new ScalarNode.Binary(left, right, scalarOperator(operator)));
     }
 
     private static DoubleBinaryOperator scalarOperator(Operator operator) {
@@ -302,7 +310,11 @@ final class ExpressionCompiler {
         if (arguments.stream().allMatch(Node::isConstant)) return fold(function);
         var f = function.getFunction();
         if (arguments.stream().allMatch(a -> a.type().rank() == 0)) {
-            if (arguments.size() == 1) return new ScalarNode.Unary(arguments.get(0), x -> f.evaluate(x, 0));
+            if (arguments.size() == 1)
+                return MathNode.of(f).<Node>map(kind -> new MathNode(arguments.get(0), kind))
+                               .orElseGet(() -> new ScalarNode.Unary(arguments.get(0), x -> f.evaluate(x, 0)));
+            if (arguments.size() == 2 && (f == com.yahoo.searchlib.rankingexpression.rule.Function.max || f == com.yahoo.searchlib.rankingexpression.rule.Function.min))
+                return new ArithmeticNode(arguments.get(0), arguments.get(1), f == com.yahoo.searchlib.rankingexpression.rule.Function.max ? ArithmeticNode.Kind.MAX : ArithmeticNode.Kind.MIN);
             if (arguments.size() == 2) return new ScalarNode.Binary(arguments.get(0), arguments.get(1), f::evaluate);
         }
         if (arguments.size() == 1 && arguments.get(0) instanceof VectorNode vector) return new VectorNode.Map(vector, x -> f.evaluate(x, 0));
