@@ -16,7 +16,6 @@ import com.yahoo.document.GlobalId;
 import com.yahoo.slime.BinaryFormat;
 import com.yahoo.slime.Cursor;
 import com.yahoo.slime.Slime;
-import com.yahoo.tensor.serialization.TypedBinaryFormat;
 import com.yahoo.vespa.config.search.SummaryConfig;
 
 import java.util.ArrayList;
@@ -259,7 +258,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
 
     private static SearchProtocol.Feature feature(Node node, int lid) {
         if (node.type().rank() == 0) return SearchProtocol.Feature.newBuilder().setNumber(node.number(lid)).build();
-        return SearchProtocol.Feature.newBuilder().setTensor(ByteString.copyFrom(TypedBinaryFormat.encode(node.tensor(lid)))).build();
+        return SearchProtocol.Feature.newBuilder().setTensor(ByteString.copyFrom(TensorBytes.encode(node.tensor(lid)))).build();
     }
 
     @Override
