@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "feed"))
 sys.path.insert(0, str(ROOT / "learning"))
 
+import phases  # noqa: E402
 from queries import write_query_file  # noqa: E402
 from runtime import Runtime, vespa, wait_for_container  # noqa: E402
 
@@ -111,15 +112,25 @@ def cpu_seconds(pid: int) -> float:
 
 
 RUNTIME_PID: list[int] = []
+IDLE_CPU_PER_SECOND: list[float] = []
+
+
+def measure_idle_cpu(seconds: float = 5) -> None:
+    """The runtime's CPU use with no requests (model refresh, pings, compilation), subtracted from each run."""
+    before = cpu_seconds(RUNTIME_PID[0])
+    time.sleep(seconds)
+    IDLE_CPU_PER_SECOND[:] = [(cpu_seconds(RUNTIME_PID[0]) - before) / seconds]
 
 
 def load(jar: Path, queries: Path, rate: float, seconds: int) -> dict:
     """One open-loop run; with the runtime's CPU time per answered query (cpu_ms), which other work on the
     machine does not inflate as it does latency: 2 cores' worth of it is the runtime's capacity here."""
     before = cpu_seconds(RUNTIME_PID[0]) if RUNTIME_PID else None
+    started = time.time()
     row = _load(jar, queries, rate, seconds)
     if before is not None:
-        row["cpu_ms"] = (cpu_seconds(RUNTIME_PID[0]) - before) * 1000 / max(1, row["ok"] + row.get("failed", 0))
+        idle = (IDLE_CPU_PER_SECOND[0] if IDLE_CPU_PER_SECOND else 0) * (time.time() - started)
+        row["cpu_ms"] = max(0.0, cpu_seconds(RUNTIME_PID[0]) - before - idle) * 1000 / max(1, row["ok"] + row.get("failed", 0))
     return row
 
 
@@ -206,7 +217,7 @@ def report(feed_summary: dict, writes: dict, latency: dict, results: dict, netwo
               "Highest offered rate with p99 ≤ 10 ms (goal: 1,000/s): " +
               ", ".join(f"{name} {rate:.0f}/s" for name, rate in best.items() if not name.startswith("floor")) +
               f"; the floor sustained {best.get('floor (/status.html)', 0):.0f}/s at that p99.", "",
-              "cpu ms/query: the runtime's CPU time (all threads) per query at that rate, which other work on the machine does "
+              "cpu ms/query: the runtime's CPU time (all threads, less its CPU use when idle) per query at that rate, which other work on the machine does "
               "not inflate as it inflates latency; 2 cores / cpu ms/query is the most queries/s the runtime could serve here.", "",
               "| path | rate | achieved | p50 ms | p95 ms | p99 ms | miss@10ms | miss@50ms | p50 / floor | p99 / floor | cpu ms/query | cpu / floor |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -231,6 +242,8 @@ def main() -> None:
     parser.add_argument("--rates", default="50,100,200,400,800,1200")
     parser.add_argument("--seconds", type=int, default=15)
     parser.add_argument("--updates", type=int, default=100_000, help="updates in the maximum-rate run")
+    parser.add_argument("--phase-rate", type=float, default=40, help="traced queries/s for the per-phase breakdown")
+    parser.add_argument("--phase-count", type=int, default=600, help="traced queries per profile")
     parser.add_argument("--smoke", action="store_true", help="seconds long, to check the tools (CI)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     args = parser.parse_args()
@@ -252,6 +265,8 @@ def main() -> None:
         floor_queries.write_text("/status.html\n")
         results: dict[str, list[dict]] = {"floor (/status.html)": []}
         rates = [float(r) for r in args.rates.split(",")]
+        load(jar, floor_queries, 100, 2 if args.smoke else 5)  # warm up the HTTP path
+        measure_idle_cpu(2 if args.smoke else 5)
         for rate in rates:
             results["floor (/status.html)"].append(load(jar, floor_queries, rate, args.seconds))
         for profile in PROFILES:
@@ -262,6 +277,11 @@ def main() -> None:
                 row = load(jar, queries, rate, args.seconds)
                 results[profile].append(row)
                 print(f"{profile} @ {rate:.0f}/s: p50 {row['p50']:.2f} ms, p99 {row['p99']:.2f} ms, miss@10ms {row['miss_10ms']:.3f}", flush=True)
+        traced = {}
+        for profile in PROFILES:
+            traced[profile] = phases.run(work / f"{profile}.txt", args.phase_rate, 20 if args.smoke else args.phase_count)
+            print(f"phases of {profile}: {len(traced[profile])} traced queries", flush=True)
+        (args.out / "phases.md").write_text(phases.report(traced, args.phase_rate))
         latency = write_latency(jar, corpus, writes, args.seconds)
     finally:
         runtime.stop()
