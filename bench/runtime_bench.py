@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "feed"))
 sys.path.insert(0, str(ROOT / "learning"))
 
+import onnx_threads  # noqa: E402
 import phases  # noqa: E402
 from queries import write_query_file  # noqa: E402
 from runtime import Runtime, vespa, wait_for_container  # noqa: E402
@@ -54,8 +55,11 @@ def feed_benchmark(jar: Path, mode: str, prefix: str, *, corpus: Path | None = N
     if targets:
         command += ["--targets", str(targets)]
     command += ["--rate", f"{rate:.1f}", "--seconds", str(seconds)] if rate > 0 else ["--count", str(count)]
+    before, started = cpu_seconds(RUNTIME_PID[0]), time.time()
     result = subprocess.run([*command, "http://localhost:8080/"], capture_output=True, text=True, check=True)
     row = json.loads(result.stdout.strip().splitlines()[-1])
+    idle = (IDLE_CPU_PER_SECOND[0] if IDLE_CPU_PER_SECOND else 0) * (time.time() - started)
+    row["cpu_us"] = max(0.0, cpu_seconds(RUNTIME_PID[0]) - before - idle) * 1e6 / max(1, row["ok"] + row["failed"])
     print(f"feed {mode}{f' @ {rate:.0f}/s' if rate else ''}: {row['ok']} ok, {row['failed']} failed, {row['rate']:.0f}/s, "
           f"p50 {row['p50']:.2f} ms, p99 {row['p99']:.2f} ms", flush=True)
     return row
@@ -65,6 +69,7 @@ def feed_benchmarks(jar: Path, corpus: Path, updates: int) -> dict:
     """The maximum put and update rates, and the floor: removes of missing documents (document API round
     trip without indexing or a log write). The comments are fed here, under ids c-0, c-1, ..."""
     comments = sum(1 for _ in open(corpus / "comments.jsonl"))
+    measure_idle_cpu(3)
     rows = {"floor (remove of a missing document)": feed_benchmark(jar, "remove-missing", "f", count=min(comments, 50_000)),
             "put (comments, max)": feed_benchmark(jar, "put", "c", corpus=corpus / "comments.jsonl", count=comments),
             "update (upvotes += 1, max)": feed_benchmark(jar, "update", "c", targets=comments, count=updates)}
@@ -178,7 +183,10 @@ def report(feed_summary: dict, writes: dict, latency: dict, results: dict, netwo
              "## Feed (durable: acknowledged after fsync)", "",
              "Through /document/v1 with Vespa's Java feed client (HTTP/2, 4 connections). The floor is a remove of a missing "
              "document: the same client, HTTP/2 and document API round trip, with no indexing and no log write.", "",
-             "| operation | ok | failed | ops/s | p50 ms | p99 ms | ops/s / floor | goal | of goal |", "|---|---|---|---|---|---|---|---|---|"]
+             "cpu µs/op: the runtime's CPU time (all threads) per operation; 2 cores / cpu µs/op is the most operations/s "
+             "the runtime could take here with nothing else running (the feed client runs on the same machine, too).", "",
+             "| operation | ok | failed | ops/s | p50 ms | p99 ms | ops/s / floor | goal | of goal | cpu µs/op | capacity on 2 cores |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     write_floor = writes["floor (remove of a missing document)"]
     goals = {"put (comments, max)": 10_000, "update (upvotes += 1, max)": 20_000}
     for name, row in writes.items():
@@ -187,8 +195,9 @@ def report(feed_summary: dict, writes: dict, latency: dict, results: dict, netwo
         goal = goals.get(name)
         of_goal = f"{row['rate'] / goal:.2f}" if goal else ""
         goal_text = f"{goal:,}/s" if goal else ""
+        cpu = row.get("cpu_us", float("nan"))
         lines.append(f"| {name} | {row['ok']} | {row['failed']} | {row['rate']:.0f} | {row['p50']:.2f} | {row['p99']:.2f} | "
-                     f"{row['rate'] / write_floor['rate']:.2f}x | {goal_text} | {of_goal} |")
+                     f"{row['rate'] / write_floor['rate']:.2f}x | {goal_text} | {of_goal} | {cpu:.0f} | {2e6 / cpu:.0f}/s |")
     lines += ["", "At half the maximum rate (open loop, latency from the intended send time):", "",
               "| operation | offered/s | achieved/s | p50 ms | p95 ms | p99 ms | p50 / floor | p99 / floor | p50 goal 1 ms |", "|---|---|---|---|---|---|---|---|---|"]
     for name in ("put @ half max", "update @ half max"):
@@ -244,6 +253,7 @@ def main() -> None:
     parser.add_argument("--updates", type=int, default=100_000, help="updates in the maximum-rate run")
     parser.add_argument("--phase-rate", type=float, default=40, help="traced queries/s for the per-phase breakdown")
     parser.add_argument("--phase-count", type=int, default=600, help="traced queries per profile")
+    parser.add_argument("--onnx-threads", action="store_true", help="also neural_onnx with 1 vs 2 intra-op threads (redeploys twice)")
     parser.add_argument("--smoke", action="store_true", help="seconds long, to check the tools (CI)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     args = parser.parse_args()
@@ -283,6 +293,12 @@ def main() -> None:
             print(f"phases of {profile}: {len(traced[profile])} traced queries", flush=True)
         (args.out / "phases.md").write_text(phases.report(traced, args.phase_rate))
         latency = write_latency(jar, corpus, writes, args.seconds)
+        if args.onnx_threads:
+            clients = (1, 4) if args.smoke else onnx_threads.CLIENTS
+            seconds = 2 if args.smoke else args.seconds
+            threads = onnx_threads.run(jar, ROOT / "target" / "application", work / "neural_onnx.txt", work, seconds, clients)
+            onnx_threads.plot(threads, args.out / "onnx_threads.png")
+            (args.out / "onnx_threads.md").write_text(onnx_threads.report(threads, seconds))
     finally:
         runtime.stop()
     plot(results, args.out / "runtime.png")
