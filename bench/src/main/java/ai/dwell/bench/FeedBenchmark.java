@@ -6,11 +6,11 @@ import ai.vespa.feed.client.FeedClientBuilder;
 import ai.vespa.feed.client.OperationParameters;
 import ai.vespa.feed.client.Result;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -26,7 +26,7 @@ import java.util.concurrent.locks.LockSupport;
  *                                   [--count n] [--targets n] [--rate ops] [--seconds s] [--connections c] endpoint
  * </pre>
  *
- * put: comments with the fields of the corpus's lines (cycled) under new ids P-0, P-1, ...; update: partial
+ * put: comments with the fields of the corpus's lines (in order, from the top again at the end) under new ids P-0, P-1, ...; update: partial
  * updates (upvotes += 1) of P-0 ... P-(targets-1), which a put run must have created; remove-missing: removes
  * of documents that do not exist, which the document API answers without a write (no indexing, no fsync):
  * the floor of the HTTP/2 and document API round trip. Without --rate, count
@@ -48,7 +48,7 @@ public class FeedBenchmark {
         if (endpoint == null || ! options.containsKey("mode") || ! options.containsKey("prefix"))
             throw new IllegalArgumentException("Usage: FeedBenchmark --mode put|update --corpus FILE --prefix P [--count n] [--targets n] [--rate ops] [--seconds s] [--connections c] ENDPOINT");
         boolean put = options.get("mode").equals("put");
-        List<String> fields = put ? fields(Path.of(options.get("corpus"))) : List.of();
+        Corpus fields = put ? new Corpus(Path.of(options.get("corpus"))) : null;
         String prefix = options.get("prefix");
         int targets = Integer.parseInt(options.getOrDefault("targets", "10000"));
         double rate = Double.parseDouble(options.getOrDefault("rate", "0"));
@@ -73,7 +73,7 @@ public class FeedBenchmark {
                 CompletableFuture<Result> result;
                 if (put) {
                     DocumentId id = DocumentId.of("dwell", "comment", prefix + "-" + i);
-                    result = client.put(id, "{\"fields\":" + fields.get((int) (i % fields.size())) + "}", OperationParameters.empty());
+                    result = client.put(id, "{\"fields\":" + fields.next() + "}", OperationParameters.empty());
                 }
                 else if (options.get("mode").equals("remove-missing")) {
                     result = client.remove(DocumentId.of("dwell", "comment", prefix + "-missing-" + i), OperationParameters.empty());
@@ -108,13 +108,28 @@ public class FeedBenchmark {
         System.exit(0);
     }
 
-    /** The fields object of each document line of a corpus file ({"put": id, "fields": {...}}). */
-    static List<String> fields(Path corpus) throws IOException {
-        try (var lines = Files.lines(corpus)) {
-            return lines.filter(line -> line.contains("\"fields\":"))
-                        .map(line -> line.substring(line.indexOf('{', line.indexOf("\"fields\":")), line.lastIndexOf('}')))
-                        .limit(200_000).toList();
+    /** The fields objects of the document lines of a corpus file ({"put": id, "fields": {...}}), read as needed, from the top again at the end. */
+    static final class Corpus {
+
+        private final Path path;
+        private BufferedReader reader;
+
+        Corpus(Path path) throws IOException {
+            this.path = path;
+            this.reader = Files.newBufferedReader(path);
         }
+
+        String next() throws IOException {
+            for (int attempt = 0; attempt < 2; attempt++) {
+                String line;
+                while ((line = reader.readLine()) != null)
+                    if (line.contains("\"fields\":")) return line.substring(line.indexOf('{', line.indexOf("\"fields\":")), line.lastIndexOf('}'));
+                reader.close();
+                reader = Files.newBufferedReader(path);
+            }
+            throw new IllegalArgumentException("No documents in " + path);
+        }
+
     }
 
 }
