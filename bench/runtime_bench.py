@@ -214,7 +214,8 @@ def report(feed_summary: dict, writes: dict, latency: dict, results: dict, netwo
         lines.append(f"| {part} | {summary.get('feeder.ok.count')} | {summary.get('feeder.ok.rate')} |")
     best = {}
     for name, rows in results.items():
-        ok = [r["rate"] for r in rows if r["p99"] <= 10 and r["achieved"] >= 0.95 * r["rate"]]
+        # achieved counts the whole run against the measured seconds (the first is dropped): 14/15 at full speed
+        ok = [r["rate"] for r in rows if r["p99"] <= 10 and r["achieved"] >= 0.9 * r["rate"]]
         best[name] = max(ok) if ok else 0
     capacity = {}
     for name, rows in results.items():
@@ -241,6 +242,7 @@ def report(feed_summary: dict, writes: dict, latency: dict, results: dict, netwo
               "The machine is shared with other work while this runs: compare ratios within a run, not absolute times across runs.", ""]
     text = "\n".join(lines)
     (out / "runtime.md").write_text(text)
+    (out / "runtime.json").write_text(json.dumps({"writes": writes, "write_latency": latency, "queries": results}, indent=1))
     return text
 
 
@@ -254,13 +256,14 @@ def main() -> None:
     parser.add_argument("--phase-rate", type=float, default=40, help="traced queries/s for the per-phase breakdown")
     parser.add_argument("--phase-count", type=int, default=600, help="traced queries per profile")
     parser.add_argument("--onnx-threads", action="store_true", help="also neural_onnx with 1 vs 2 intra-op threads (redeploys twice)")
+    parser.add_argument("--no-build", action="store_true", help="use what is built (target/application, runtime, bench jar)")
     parser.add_argument("--smoke", action="store_true", help="seconds long, to check the tools (CI)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     args = parser.parse_args()
     if args.smoke:
         args.rates, args.seconds, args.updates = "20,40", 2, 500
     args.out.mkdir(parents=True, exist_ok=True)
-    jar = build()
+    jar = ROOT / "bench" / "target" / "dwell-bench-1.0.0.jar" if args.no_build else build()
     work = Path(tempfile.mkdtemp(prefix="dwell-bench-"))
     corpus = generate(args.preset, args.seed, work / "corpus")
     runtime = Runtime(work / "data")
