@@ -47,6 +47,7 @@ class Preset:
 
 PRESETS = {
     "tiny": Preset("tiny", comments=1_000, articles=30, authors=300),
+    "medium": Preset("medium", comments=20_000, articles=300, authors=5_000),
     "small": Preset("small", comments=100_000, articles=2_000, authors=20_000),
     "w1": Preset("w1", comments=1_000_000, articles=20_000, authors=200_000),
 }

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .deploy import vespa_binary
 from .loop import ROOT, LoopConfig, run
 from .service import OfflineService, RuntimeService, http, load_corpus, read_jsonl
 
@@ -47,12 +48,6 @@ def wait_for_free_ports(timeout: float = 900) -> None:
         time.sleep(10)
 
 
-def vespa_binary() -> str:
-    from vespacli import get_binary_path
-
-    return get_binary_path()
-
-
 def shifted(src: Path, dst: Path, shift: int) -> Path:
     with src.open() as f, dst.open("w") as out:
         for line in f:
@@ -64,13 +59,24 @@ def shifted(src: Path, dst: Path, shift: int) -> Path:
     return dst
 
 
+RUNTIME_LOCK = Path("/tmp/dwell-runtime.lock")   # one runtime per machine: its ports are fixed
+
+
 class OwnRuntime:
+    """A runtime of the loop's own, held from start to stop. The ports are the machine's: the
+    lock file serialises runtimes of other processes that take it too (tests, benchmarks)."""
+
     def __init__(self, data: Path):
         self.data = data
         self.env = {**os.environ, "DWELL_DATA": str(data)}
+        self._lock = None
 
     def __enter__(self) -> "OwnRuntime":
+        import fcntl
+
         self.data.mkdir(parents=True, exist_ok=True)
+        self._lock = RUNTIME_LOCK.open("a")
+        fcntl.flock(self._lock, fcntl.LOCK_EX)
         for attempt in range(3):
             wait_for_free_ports()
             subprocess.run([str(ROOT / "dwell"), "start"], check=True, env=self.env, cwd=ROOT)
@@ -99,7 +105,15 @@ class OwnRuntime:
             time.sleep(0.2)
 
     def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Stops the runtime and lets others have the machine's ports; idempotent."""
+        if self._lock is None:
+            return
         subprocess.run([str(ROOT / "dwell"), "stop"], env=self.env, cwd=ROOT)
+        self._lock.close()
+        self._lock = None
 
     def deploy_and_feed(self, corpus_dir: Path, now: int) -> float:
         vespa = vespa_binary()
@@ -126,7 +140,7 @@ class OwnRuntime:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    head = (f"{'it':>3} {'mode':8} {'ver':>3} {'freshness':>9} {'learned':>8} {'oracle':>7} {'lift':>7} "
+    head = (f"{'it':>3} {'mode':8} {'ver':>3} {'freshness':>9} {'alone':>6} {'learned':>8} {'oracle':>7} {'lift':>7} "
             f"{'%oracle':>7} {'SNIPS pred':>10} {'95% CI':>15} {'pred/online':>11} {'ship':>4}")
     lines = [head, "-" * len(head)]
     for r in rows:
@@ -135,7 +149,9 @@ def table(rows: list[dict[str, Any]]) -> str:
         pred = r["predicted_snips"]
         ci = f"[{r['predicted_snips_lo']:.2f},{r['predicted_snips_hi']:.2f}]" if pred is not None else "-"
         ratio = f"{pred / r['dwell_learned'] - 1:+.1%}" if pred is not None else "-"
+        alone = r.get("dwell_freshness_alone")
         lines.append(f"{r['iteration']:>3} {r['mode']:8} {r['model_version']:>3} {r['dwell_freshness']:>9.2f} "
+                     f"{(f'{alone:.2f}' if alone is not None else '-'):>6} "
                      f"{r['dwell_learned']:>8.2f} {r['dwell_oracle']:>7.2f} {lift:>+7.1%} {frac:>7.1%} "
                      f"{(f'{pred:.2f}' if pred is not None else '-'):>10} {ci:>15} {ratio:>11} "
                      f"{'yes' if r['shipped'] else 'no':>4}")
@@ -147,6 +163,7 @@ def summary(rows: list[dict[str, Any]], last: int = 3) -> dict[str, Any]:
     fresh = np.mean([r["dwell_freshness"] for r in tail])
     learned = np.mean([r["dwell_learned"] for r in tail])
     oracle = np.mean([r["dwell_oracle"] for r in tail])
+    alone = [r["dwell_freshness_alone"] for r in tail if r.get("dwell_freshness_alone") is not None]
 
     def cost(arm: str) -> float | None:
         """Dwell of the arm as served (with exploration) relative to its greedy views (a random
@@ -160,15 +177,22 @@ def summary(rows: list[dict[str, Any]], last: int = 3) -> dict[str, Any]:
     errors = [r["predicted_snips"] / r["dwell_learned"] - 1 for r in rows if r["predicted_snips"] is not None]
     covered = [r["predicted_snips_lo"] <= r["dwell_learned"] <= r["predicted_snips_hi"] for r in rows
                if r["predicted_snips"] is not None]
+    dr_errors = [r["predicted_dr"] / r["dwell_learned"] - 1 for r in rows if r.get("predicted_dr") is not None]
     return {
         "last_iterations": len(tail),
         "freshness": float(fresh), "learned": float(learned), "oracle": float(oracle),
         "lift_over_freshness": float(learned / fresh - 1), "share_of_oracle": float(learned / oracle),
+        "freshness_alone": float(np.mean(alone)) if alone else None,
+        "lift_over_freshness_alone": float(learned / np.mean(alone) - 1) if alone else None,
+        "oracle_over_freshness": float(oracle / fresh - 1),
+        "oracle_over_freshness_alone": float(oracle / np.mean(alone) - 1) if alone else None,
         "exploration_cost_learned": cost("learned"), "exploration_cost_freshness": cost("freshness"),
         "snips_error_mean_abs": float(np.mean(np.abs(errors))) if errors else None,
         "snips_error_max_abs": float(np.max(np.abs(errors))) if errors else None,
         "snips_within_5pct": int(sum(abs(e) <= 0.05 for e in errors)), "snips_predictions": len(errors),
         "ci_covers_online": int(sum(covered)),
+        "dr_error_mean_abs": float(np.mean(np.abs(dr_errors))) if dr_errors else None,
+        "dr_within_5pct": int(sum(abs(e) <= 0.05 for e in dr_errors)), "dr_predictions": len(dr_errors),
         "ships": int(sum(r["shipped"] for r in rows)),
         # The gate against the truth (expected greedy dwell of candidate vs live, diagnostics only):
         "gate": {f"{'shipped' if r_ else 'kept'}_{'better' if b else 'worse'}": int(sum(
@@ -193,6 +217,9 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> Path:
     a.plot(it, [r["dwell_oracle"] for r in rows], "k--", label="oracle (hidden quality)")
     a.plot(it, [r["dwell_learned"] for r in rows], "o-", label="learned network (neural)")
     a.plot(it, [r["dwell_freshness"] for r in rows], "s-", label="freshness baseline")
+    if all(r.get("dwell_freshness_alone") is not None for r in rows):
+        a.plot(it, [r["dwell_freshness_alone"] for r in rows], "^--", color="C1", alpha=0.6,
+               label="freshness alone (no learned arm's readers)")
     if all("true_live" in r for r in rows):
         a.plot(it, [r["true_oracle"] for r in rows], "k:", lw=1, label="expected (noise-free), same colours")
         a.plot(it, [r["true_live"] for r in rows], ":", color="C0", lw=1)
@@ -253,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[learn] runtime up, corpus fed in {fed_s:.1f} s", file=sys.stderr, flush=True)
             offline.now = corpus.now + 0.0
             remote = RuntimeService("http://localhost:8080", args.runtime_data / "logs" / "dwell" / "impressions.jsonl")
-            rows = run(corpus, offline, config, args.out, runtime_service=remote)
+            rows = run(corpus, offline, config, args.out, runtime_service=remote, after_runtime=rt.stop)
     else:
         rows = run(corpus, offline, config, args.out)
     elapsed = time.time() - started

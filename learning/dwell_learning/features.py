@@ -1,6 +1,12 @@
 """The nine network inputs, computed exactly as rank-profile `features` in comment.sd does.
 
 Keep the two in step: the order here is the order of the cells of nn_input.
+
+Seven inputs are what the hand-written baseline reads (or could): freshness, votes, replies,
+reports, the author's reputation and the text length. The last two are what readers did with
+the comment so far: how many read it, and how long they stayed on it per read (smoothed toward
+READ_PRIOR_S seconds by one pseudo-read, so an unread comment is neither good nor bad). Every
+read is fed back as a partial update (increments of `reads` and `read_ms`), as votes are.
 """
 from __future__ import annotations
 
@@ -14,15 +20,17 @@ FEATURE_NAMES: tuple[str, ...] = (
     "upvotes",
     "downvotes",
     "replies",
-    "vote_ratio",
     "author_reputation",
-    "author_activity",
     "length",
     "reports",
+    "reads",
+    "read_time",
 )
 
 # Weights of the hand-written baseline over the features above (function baseline).
-BASELINE_WEIGHTS = np.array([2.0, 0.5, -0.5, 0.25, 0.0, 1.0, 0.0, 0.0, -0.5])
+BASELINE_WEIGHTS = np.array([2.0, 0.5, -0.5, 0.25, 1.0, 0.0, -0.5, 0.0, 0.0])
+
+READ_PRIOR_S = 5.0  # f_read_time of a comment nobody has read yet
 
 
 @dataclass(frozen=True)
@@ -36,29 +44,33 @@ class CommentSignals:
     report_count: int = 0
     text_length: int = 0
     author_reputation: float = float("nan")  # NaN: no author document
-    author_comment_count: int = 0
+    reads: int = 0
+    read_ms: int = 0
 
 
 def age_hours(created_at: float, now: float) -> float:
     return max(0.0, now - created_at) / 3600.0
 
 
+def read_time(reads: int, read_ms: int) -> float:
+    """Seconds per read, smoothed: (read_ms / 1000 + READ_PRIOR_S) / (reads + 1)."""
+    return (max(0, read_ms) / 1000.0 + READ_PRIOR_S) / (max(0, reads) + 1.0)
+
+
 def feature_vector(c: CommentSignals, now: float) -> np.ndarray:
     """nn_input for one comment, as float64 (Vespa evaluates the cells in double)."""
-    up = max(0, c.upvotes)
-    down = max(0, c.downvotes)
     reputation = 0.0 if math.isnan(c.author_reputation) else c.author_reputation
     return np.array(
         [
             math.exp(-age_hours(c.created_at, now) / 24.0),
-            math.log1p(up),
-            math.log1p(down),
+            math.log1p(max(0, c.upvotes)),
+            math.log1p(max(0, c.downvotes)),
             math.log1p(max(0, c.reply_count)),
-            (up + 1.0) / (up + down + 2.0),
             reputation,
-            math.log1p(max(0, c.author_comment_count)),
             math.log1p(max(0, c.text_length)),
             math.log1p(max(0, c.report_count)),
+            math.log1p(max(0, c.reads)),
+            read_time(c.reads, c.read_ms),
         ],
         dtype=np.float64,
     )

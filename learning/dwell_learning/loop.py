@@ -31,6 +31,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .doubly_robust import dr_values, estimate_from_values, fit_readers, gain_from_values
 from .estimators import Logged, estimate, join, snips_difference
 from .export import read_constants
 from .features import baseline_score
@@ -57,10 +58,12 @@ class LoopConfig:
     objective: str = "cascade"
     window: int = 4                  # iterations of logs to train on
     epochs: int = 40
-    gate: str = "cascade"            # the estimator of the ship gate: cascade or position
+    gate: str = "dr"                 # the estimator of the ship gate: dr (Cascade-DR), cascade or position
     evaluate_on: str = "learned"     # the logs of the estimates: learned (the live model's) or both
     seed: int = 1
     export_every_ship: bool = True
+    deploy_onnx: bool = True         # runtime iterations: deploy a shipped model's ONNX for neural_onnx
+    freshness_alone: bool = True     # a reference arm: freshness in a world of its own (see run)
 
 
 @dataclass
@@ -114,8 +117,9 @@ def oracle_views(corpus: Corpus, readers: Readers, views: list[View], rng: np.ra
 
 
 def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_service: Any = None,
-        log: Callable[[str], None] = print) -> list[dict[str, Any]]:
-    """Runs the loop; returns one row per iteration (also written to out/iterations.jsonl)."""
+        log: Callable[[str], None] = print, after_runtime: Callable[[], None] | None = None) -> list[dict[str, Any]]:
+    """Runs the loop; returns one row per iteration (also written to out/iterations.jsonl).
+    `after_runtime` is called once the runtime iterations are done (to stop the runtime)."""
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(config.seed)
     readers = Readers(corpus.quality, ReaderModel(), seed=config.seed)
@@ -131,17 +135,27 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         live, version = start, 1
         for s in targets:
             s.set_model(live, version)
+    # "freshness alone": the baseline served to readers in an offline replica of its own, which
+    # only its own readers' actions change. The freshness arm shares its documents with the
+    # learned arm, whose readers' votes and reads also lift the baseline (A/B interference); this
+    # arm is the baseline as it would be if it were all the traffic, as before any learning.
+    alone = OfflineService(corpus, now=getattr(service, "now", None)) if config.freshness_alone else None
+    alone_rng = np.random.default_rng([config.seed, 7])
     history: list[Logged] = []
-    predicted: dict[str, Any] | None = None
+    predicted: dict[str, Any] | None = None      # cascade SNIPS of the policy live next
+    predicted_dr: dict[str, Any] | None = None   # its Cascade-DR estimate
     rows = []
     for it in range(config.iterations):
         mode = "runtime" if it < config.runtime_iterations and runtime_service is not None else "offline"
+        if mode == "offline" and runtime_service is not None and after_runtime is not None:
+            after_runtime()
+            after_runtime = None
         svc = runtime_service if mode == "runtime" else service
         started = time.time()
         seconds: dict[str, float] = {"serve": 0.0, "read": 0.0, "update": 0.0}
         logs: dict[str, list[dict]] = {"freshness": [], "learned": []}
         signals: dict[str, dict] = {}
-        dwell: dict[str, list[float]] = {"freshness": [], "learned": [], "oracle": []}
+        dwell: dict[str, list[float]] = {"freshness": [], "learned": [], "oracle": [], "freshness_alone": []}
         explored: dict[str, list[bool]] = {"freshness": [], "learned": []}
         articles = sample_views(corpus, config.views, "x", 0, 1, 1, 1, rng)
         for b in range(0, config.views, config.batch):
@@ -172,6 +186,13 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             oracle = oracle_views(corpus, readers, [View(f"{it}-oracle-{v.query_id}", v.article, "oracle", 0, 1, 0,
                                                           config.hits, v.seed) for v in chunk], rng)
             dwell["oracle"].extend(s["dwell"] for s in oracle)
+            if alone is not None:
+                served = alone.serve([View(f"{it}-alone-{v.query_id}", v.article, "freshness", config.rate,
+                                           config.temperature, config.candidates, config.hits, v.seed) for v in chunk])
+                own = [readers.read(imp["query_id"], imp["article"], [imp["ids"][c] for c in imp["shown"]], alone_rng)
+                       for imp in served]
+                alone.apply(counter_updates(own))
+                dwell["freshness_alone"].extend(s["dwell"] for s in own)
 
         # Join, split, train, estimate, gate.
         joined = join(logs["freshness"] + logs["learned"], signals)
@@ -180,10 +201,14 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         # and the live model's estimate is then its on-policy mean.
         evaluation = join(logs["learned"], signals) if config.evaluate_on == "learned" else joined
         t0 = time.time()
+        readers_fit = None
         if history:
             data = _concat(history[-config.window:])
             candidate = train(data, live, TrainConfig(objective=config.objective, epochs=config.epochs,
                                                       seed=config.seed + it, temperature=config.temperature))
+            # The reader model of Cascade-DR: fitted on the training logs, not on the logs it
+            # evaluates (cross-fitting).
+            readers_fit = fit_readers(data)
         else:
             candidate = live                 # the first iteration only collects
         history.append(joined)
@@ -192,11 +217,18 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         live_fn, cand_fn = _mixture_fn(live), _mixture_fn(candidate)
         est_live = {k: estimate(evaluation, live_fn, config.rate, config.temperature, k) for k in KINDS}
         est_cand = {k: estimate(evaluation, cand_fn, config.rate, config.temperature, k) for k in KINDS}
+        if readers_fit is not None:
+            dr_live = dr_values(evaluation, live_fn, config.rate, config.temperature, readers_fit)
+            dr_cand = dr_values(evaluation, cand_fn, config.rate, config.temperature, readers_fit)
+            est_live["dr"], est_cand["dr"] = estimate_from_values(dr_live), estimate_from_values(dr_cand)
+        if config.gate == "dr":
+            diff, diff_ci = gain_from_values(dr_cand, dr_live) if readers_fit is not None else (0.0, (0.0, 0.0))
+        else:
+            diff, diff_ci = snips_difference(evaluation, cand_fn, live_fn, config.rate, config.temperature,
+                                             kind=config.gate)
         seconds["estimate"] = time.time() - t0
-        diff, diff_ci = snips_difference(evaluation, cand_fn, live_fn, config.rate, config.temperature,
-                                         kind=config.gate)
-        # The gate: the candidate ships only if the lower bound of its paired SNIPS gain over
-        # the live model, on logs it was not trained on, is above zero.
+        # The gate: the candidate ships only if the lower bound of its paired gain over the live
+        # model (Cascade-DR by default), on logs it was not trained on, is above zero.
         ship = diff_ci[0] > 0 and candidate is not live
         learned_dwell = float(np.mean(dwell["learned"]))
         row: dict[str, Any] = {
@@ -204,6 +236,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "dwell_freshness": float(np.mean(dwell["freshness"])),
             "dwell_learned": learned_dwell,
             "dwell_oracle": float(np.mean(dwell["oracle"])),
+            "dwell_freshness_alone": float(np.mean(dwell["freshness_alone"])) if dwell["freshness_alone"] else None,
             "learned_greedy": _mean(dwell["learned"], explored["learned"], False),
             "learned_explored": _mean(dwell["learned"], explored["learned"], True),
             "freshness_greedy": _mean(dwell["freshness"], explored["freshness"], False),
@@ -212,9 +245,12 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "predicted_snips_lo": predicted["snips_lo"] if predicted else None,
             "predicted_snips_hi": predicted["snips_hi"] if predicted else None,
             "predicted_ips": predicted["ips"] if predicted else None,
+            "predicted_dr": predicted_dr["ips"] if predicted_dr else None,
+            "predicted_dr_lo": predicted_dr["ips_lo"] if predicted_dr else None,
+            "predicted_dr_hi": predicted_dr["ips_hi"] if predicted_dr else None,
             "live_estimate": {k: e.row() for k, e in est_live.items()},
             "candidate_estimate": {k: e.row() for k, e in est_cand.items()}, "shipped": bool(ship),
-            "gain_snips": diff, "gain_ci": list(diff_ci),
+            "gain": diff, "gain_ci": list(diff_ci), "gain_estimator": config.gate,
             "true_live": true_value(corpus, service, readers, live, config.hits),
             "true_freshness": true_value(corpus, service, readers, "freshness", config.hits),
             "true_oracle": true_value(corpus, service, readers, "oracle", config.hits),
@@ -235,20 +271,31 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             row["live_after_s"] = svc.set_model(candidate, version)
             if mode == "runtime":
                 service.set_model(candidate, version)
-            predicted = est_cand[config.gate].row()
+                if config.deploy_onnx and config.export_every_ship:
+                    from .deploy import deploy, onnx_disagreement, package_with_model
+
+                    package = package_with_model(out / "models" / f"v{version}", out / "deploy" / f"v{version}")
+                    row["onnx_deploy_s"] = deploy(package)
+                    row["onnx_disagreement"] = onnx_disagreement(candidate, evaluation.articles[0])
+            predicted, predicted_dr = est_cand["cascade"].row(), _row(est_cand.get("dr"))
         else:
-            predicted = est_live[config.gate].row()
+            predicted, predicted_dr = est_live["cascade"].row(), _row(est_live.get("dr"))
         row["seconds"] = {k: round(v, 2) for k, v in seconds.items()} | {"total": round(time.time() - started, 2)}
         rows.append(row)
         with (out / "iterations.jsonl").open("a") as f:
             f.write(json.dumps(row) + "\n")
         log(f"it {it:2d} [{mode:7s}] v{row['model_version']}: dwell fresh {row['dwell_freshness']:6.2f} "
             f"learned {row['dwell_learned']:6.2f} oracle {row['dwell_oracle']:6.2f} | "
-            f"predicted {_fmt(row['predicted_snips'])} | live est {est_live[config.gate].snips:6.2f} "
-            f"cand {est_cand['cascade'].snips:6.2f}/{est_cand['position'].snips:6.2f} "
+            f"predicted {_fmt(row['predicted_snips'])}/{_fmt(row['predicted_dr'])} | live est "
+            f"{est_live.get(config.gate, est_live['cascade']).snips:6.2f} "
+            f"cand {est_cand['cascade'].snips:6.2f}/{_fmt(est_cand['dr'].ips if 'dr' in est_cand else None)} "
             f"gain {diff:+.2f} [{diff_ci[0]:+.2f}, {diff_ci[1]:+.2f}] {'SHIP' if ship else 'keep'} "
             f"| true live {row['true_live']:.2f} cand {row['true_candidate']:.2f} | {row['seconds']['total']:.1f} s")
     return rows
+
+
+def _row(e: Any) -> dict[str, Any] | None:
+    return e.row() if e is not None else None
 
 
 def _fmt(v: float | None) -> str:

@@ -148,7 +148,8 @@ class OfflineService:
             report_count=int(c.get("report_count", 0)) + delta.get("report_count", 0),
             text_length=len(c["text"]),
             author_reputation=float(author["reputation"]) if author else float("nan"),
-            author_comment_count=int(author["comment_count"]) if author else 0,
+            reads=int(c.get("reads", 0)) + delta.get("reads", 0),
+            read_ms=int(c.get("read_ms", 0)) + delta.get("read_ms", 0),
         )
 
     def set_model(self, weights: Weights, version: int) -> float:

@@ -113,11 +113,15 @@ class Readers:
 
 
 def counter_updates(signals: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
-    """Per comment, the counter increments that the readers' actions add up to."""
+    """Per comment, the counter increments that the readers' actions add up to: every read
+    (`reads` +1, `read_ms` + its milliseconds) and every vote, reply and report."""
     out: dict[str, dict[str, int]] = {}
     names = {"upvote": "upvotes", "downvote": "downvotes", "reply": "reply_count", "report": "report_count"}
     for s in signals:
         for r in s["reads"]:
+            row = out.setdefault(r["id"], {})
+            row["reads"] = row.get("reads", 0) + 1
+            row["read_ms"] = row.get("read_ms", 0) + int(round(1000 * r["seconds"]))
             for action, counter in names.items():
                 if r[action]:
                     row = out.setdefault(r["id"], {})

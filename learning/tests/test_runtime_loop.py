@@ -74,3 +74,24 @@ def test_two_iterations_through_the_runtime(served, tmp_path: Path) -> None:
         for counter, n in offline.counters[cid].items():
             assert fields.get(counter, 0) == corpus.comments[cid].get(counter, 0) + n, (cid, counter)
     assert before["comment_id"] == "c00000"
+    # A shipped model also went out as ONNX for neural_onnx, by a deploy, and scores as numpy does.
+    for r in rows:
+        if r["shipped"]:
+            assert r["onnx_deploy_s"] > 0 and r["onnx_disagreement"] < 1e-5
+
+
+def test_a_shipped_model_is_deployed_as_onnx_for_neural_onnx(served, tmp_path: Path) -> None:
+    """The ONNX export (SavedModel -> tf2onnx) goes out in a copy of the built package with
+    `vespa deploy`; neural_onnx then scores like the numpy network. application/ is untouched.
+    Runs last in this module: the deploy restarts the container."""
+    from dwell_learning.deploy import deploy, onnx_disagreement, package_with_model
+    from dwell_learning.tf_export import export_all
+
+    weights = random_weights(11)
+    assert onnx_disagreement(weights, "a2") > 1e-2              # some other model is served now
+    onnx_before = (ROOT / "application" / "models" / "dwell_nn.onnx").read_bytes()
+    export_all(weights, tmp_path / "v1", "neural", 1)
+    package = package_with_model(tmp_path / "v1", tmp_path / "deploy")
+    assert deploy(package) > 0
+    assert onnx_disagreement(weights, "a2") < 1e-5
+    assert (ROOT / "application" / "models" / "dwell_nn.onnx").read_bytes() == onnx_before

@@ -67,3 +67,17 @@ def test_votes_follow_quality_and_become_counter_updates() -> None:
     assert bad.get("downvotes", 0) > bad.get("upvotes", 0)
     assert good.get("reply_count", 0) > bad.get("reply_count", 0)
     assert position_rewards(signals[0], 2)[0] == signals[0]["reads"][0]["seconds"] if signals[0]["reads"] else True
+
+
+def test_every_read_becomes_reads_and_read_ms_increments() -> None:
+    r = readers()
+    rng = np.random.default_rng(5)
+    signals = [r.read(f"q{i}", "a1", ["c9", "c0"], rng) for i in range(300)]
+    updates = counter_updates(signals)
+    for cid in ("c9", "c0"):
+        reads = [x for s in signals for x in s["reads"] if x["id"] == cid]
+        assert updates[cid]["reads"] == len(reads) > 0
+        assert updates[cid]["read_ms"] == sum(int(round(1000 * x["seconds"])) for x in reads)
+    # the better comment is read for longer per read: what feature read_time picks up
+    per_read = {c: updates[c]["read_ms"] / updates[c]["reads"] for c in ("c9", "c0")}
+    assert per_read["c9"] > per_read["c0"]

@@ -23,6 +23,8 @@ COMMENTS = {
     "c7": ("nobody", 3, 5, 1, 0, 0, "A comment by an author we have no document for."),
 }
 OTHER_ARTICLE = {"d1": ("ann", 1, 500, 0, 50, 0, "Elsewhere, about something else.")}
+# comment id -> (reads, read_ms): what readers did so far; the others are unread.
+READS = {"c1": (60, 900_000), "c2": (10, 25_000), "c4": (300, 4_200_000), "d1": (900, 9_000_000)}
 
 
 def signals(comment_id: str) -> CommentSignals:
@@ -31,7 +33,7 @@ def signals(comment_id: str) -> CommentSignals:
         created_at=int(NOW - hours * 3600), upvotes=up, downvotes=down, reply_count=replies,
         report_count=reports, text_length=len(text),
         author_reputation=AUTHORS.get(author, float("nan")),
-        author_comment_count=AUTHOR_COMMENTS.get(author, 0),
+        reads=READS.get(comment_id, (0, 0))[0], read_ms=READS.get(comment_id, (0, 0))[1],
     )
 
 
@@ -46,7 +48,8 @@ def feed_lines() -> list[dict]:
             lines.append({"put": f"id:dwell:comment::{cid}",
                           "fields": {"article_id": article, "author_id": author, "text": text,
                                      "created_at": int(NOW - hours * 3600), "upvotes": up, "downvotes": down,
-                                     "reply_count": replies, "report_count": reports}})
+                                     "reply_count": replies, "report_count": reports,
+                                     **({"reads": READS[cid][0], "read_ms": READS[cid][1]} if cid in READS else {})}})
     return lines
 
 

@@ -26,15 +26,17 @@ NOW = 1_763_000_000
 
 CASES = [
     CommentSignals(created_at=NOW - 600, upvotes=12, downvotes=1, reply_count=3, report_count=0,
-                   text_length=240, author_reputation=0.8, author_comment_count=120),
+                   text_length=240, author_reputation=0.8, reads=40, read_ms=610_000),
     CommentSignals(created_at=NOW - 3 * 86400, upvotes=300, downvotes=40, reply_count=25, report_count=2,
-                   text_length=1200, author_reputation=0.35, author_comment_count=4000),
+                   text_length=1200, author_reputation=0.35, reads=2_500, read_ms=30_000_000),
     CommentSignals(created_at=NOW - 7200, upvotes=0, downvotes=9, reply_count=0, report_count=5,
-                   text_length=12, author_reputation=0.05, author_comment_count=1),
+                   text_length=12, author_reputation=0.05, reads=30, read_ms=41_000),
     # No author document: the imported reputation is NaN, and ranking must read it as 0.
+    # Nobody has read it yet.
     CommentSignals(created_at=NOW + 60, upvotes=2, downvotes=0, reply_count=1, report_count=0,
-                   text_length=80, author_comment_count=0),
+                   text_length=80),
 ]
+AUTHOR_COMMENTS = [120, 4000, 1, 0]  # the authors' comment_count (not a network input)
 
 
 def query_weights() -> dict[str, np.ndarray]:
@@ -47,14 +49,14 @@ def cases() -> dict[str, Any]:
     package = read_constants(ROOT / "application" / "constants")
     alternative = query_weights()
     out = []
-    for c in CASES:
+    for c, author_comments in zip(CASES, AUTHOR_COMMENTS):
         x = feature_vector(c, NOW)
         out.append({
             "attributes": {
                 "created_at": c.created_at, "upvotes": c.upvotes, "downvotes": c.downvotes,
                 "reply_count": c.reply_count, "report_count": c.report_count,
                 "text_length": c.text_length, "author_reputation": c.author_reputation,
-                "author_comment_count": c.author_comment_count,
+                "author_comment_count": author_comments, "reads": c.reads, "read_ms": c.read_ms,
             },
             "features": x.tolist(),
             "baseline": float(baseline_score(x)),

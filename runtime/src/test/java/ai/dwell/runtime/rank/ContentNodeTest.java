@@ -374,6 +374,10 @@ public class ContentNodeTest {
         comment.setFieldValue("created_at", new LongFieldValue(created));
         for (String field : List.of("upvotes", "downvotes", "reply_count", "report_count", "text_length"))
             comment.setFieldValue(field, new IntegerFieldValue(attributes == null ? 1 : attributes.get(field).asInt()));
+        if (attributes != null) {
+            comment.setFieldValue("reads", new IntegerFieldValue(attributes.get("reads").asInt()));
+            comment.setFieldValue("read_ms", new LongFieldValue(attributes.get("read_ms").asLong()));
+        }
         node.put(indexing.process(comment));
         ids.put(ByteString.copyFrom(new DocumentId("id:dwell:comment::" + id).getGlobalId()), id);
     }
