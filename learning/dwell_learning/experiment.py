@@ -76,7 +76,13 @@ class OwnRuntime:
 
         self.data.mkdir(parents=True, exist_ok=True)
         self._lock = RUNTIME_LOCK.open("a")
-        fcntl.flock(self._lock, fcntl.LOCK_EX)
+        try:
+            # Not blocking: a caller may already hold it for us (`flock LOCK pytest ...`), and
+            # blocking on our own holder would never end. If it is held, the port check below
+            # still waits for any other runtime to stop.
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pass
         for attempt in range(3):
             wait_for_free_ports()
             subprocess.run([str(ROOT / "dwell"), "start"], check=True, env=self.env, cwd=ROOT)
