@@ -57,20 +57,13 @@ def albums(tmp_path_factory: pytest.TempPathFactory):
         rt.stop()
 
 
-# Verified by hand against sample-apps 529d5240 (2026-08-20): it deploys and its feed goes in (5
-# documents, 200 each); its queries fail, "Connection failure on nodes with distribution-keys: 0".
-# The package has no hosts.xml, so its content node shares "localhost" with the container, and the
-# standalone container model Vespa's container is started from allocates that node another RPC port
-# than the full model the runtime's content node listens on (with separate content hosts, as in
-# dwell's package, the ports agree).
-QUERIES_FAIL = "a single-host package's content node gets another RPC port in the container's model than in the runtime's (issue 6)"
+# Verified against sample-apps 529d5240 (2026-08-20): both tests pass.
 
 
 def documents() -> list[dict]:
     return [json.loads(line) for line in (ALBUMS / "dataset" / "documents.jsonl").read_text().splitlines() if line.strip()]
 
 
-@pytest.mark.xfail(strict=True, reason=QUERIES_FAIL)
 def test_its_feed_goes_in_and_its_queries_rank_as_its_schema_says(albums: Path) -> None:
     fed = vespa("feed", str(ALBUMS / "dataset" / "documents.jsonl"), check=False)
     assert fed.returncode == 0, fed.stderr + fed.stdout
@@ -94,7 +87,6 @@ def test_its_feed_goes_in_and_its_queries_rank_as_its_schema_says(albums: Path) 
     assert [h["fields"]["album"] for h in result["root"]["children"]] == sorted(expected, key=lambda a: -expected[a])
 
 
-@pytest.mark.xfail(strict=True, reason=QUERIES_FAIL)
 def test_its_system_test_passes_with_vespa_test(albums: Path) -> None:
     tests = system_tests(albums / "system-test")
     if tests is None:
