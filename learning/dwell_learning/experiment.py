@@ -17,23 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from .deploy import vespa_binary
+from .deploy import answers, vespa_binary
 from .loop import ROOT, LoopConfig, run
 from .service import OfflineService, RuntimeService, http, load_corpus, read_jsonl
 
 
 # ---------------------------------------------------------------------------------------------
 # A runtime of our own: started, deployed, fed, always stopped.
-
-
-def answers(url: str) -> bool:
-    import urllib.request
-
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 def wait_for_free_ports(timeout: float = 900) -> None:
