@@ -44,6 +44,13 @@ def load(*args: str) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def feed_benchmark(*args: str) -> dict:
+    classpath = f"{JAR}:{(JAR.parent / 'classpath.txt').read_text().strip()}"
+    result = subprocess.run(["java", "-cp", classpath, "ai.dwell.bench.FeedBenchmark", *args, "http://localhost:8080/"],
+                            capture_output=True, text=True, check=True, timeout=120)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 def test_the_load_generator_measures_a_runtime(corpus: Path, tmp_path: Path) -> None:
     subprocess.run(["mvn", "-B", "-q", "-f", str(ROOT / "bench" / "pom.xml"), "package"], check=True, cwd=ROOT)
     runtime = Runtime(tmp_path / "data")
@@ -64,5 +71,18 @@ def test_the_load_generator_measures_a_runtime(corpus: Path, tmp_path: Path) -> 
 
         closed_loop = load("-n", "2", "-c", "0", "-s", "2", "-q", str(floor))
         assert closed_loop["failed"] == 0 and closed_loop["ok"] > 10, closed_loop
+
+        puts = feed_benchmark("--mode", "put", "--corpus", str(corpus / "comments.jsonl"), "--prefix", "s", "--count", "300")
+        assert puts["ok"] == 300 and puts["failed"] == 0 and 0 < puts["p50"] <= puts["p99"], puts
+        updates = feed_benchmark("--mode", "update", "--prefix", "s", "--targets", "300", "--count", "600")
+        assert updates["ok"] == 600 and updates["failed"] == 0, updates
+        floor_writes = feed_benchmark("--mode", "remove-missing", "--prefix", "s", "--count", "200")
+        assert floor_writes["ok"] == 200 and floor_writes["failed"] == 0, floor_writes
+        open_puts = feed_benchmark("--mode", "put", "--corpus", str(corpus / "comments.jsonl"), "--prefix", "o", "--rate", "50", "--seconds", "2")
+        assert open_puts["ok"] == 100 and open_puts["offered"] == 50, open_puts
+        # the updates were applied, each once: the last comment put has 2 more upvotes than its corpus line
+        document = vespa("document", "get", "id:dwell:comment::s-299", check=False)
+        fed = json.loads((corpus / "comments.jsonl").read_text().splitlines()[299])["fields"]
+        assert json.loads(document.stdout)["fields"]["upvotes"] == fed["upvotes"] + 2, document.stdout
     finally:
         runtime.stop()

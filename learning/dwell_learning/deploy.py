@@ -40,7 +40,8 @@ def package_with_model(exported: Path, out: Path, built: Path = ROOT / "target" 
     return out
 
 
-def _answers(url: str) -> bool:
+def answers(url: str) -> bool:
+    """Whether the URL answers 200 within 2 s."""
     import urllib.request
 
     try:
@@ -57,7 +58,7 @@ def deploy(package: Path, endpoint: str = "http://localhost:8080", timeout: floa
                           capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"vespa deploy failed: {done.stdout}{done.stderr}")
-    while not _answers(f"{endpoint}/status.html"):
+    while not answers(f"{endpoint}/status.html"):
         if time.time() - started > timeout:
             raise TimeoutError("the container did not come back after the deploy")
         time.sleep(0.2)

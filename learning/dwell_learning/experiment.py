@@ -17,23 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from .deploy import vespa_binary
+from .deploy import answers, vespa_binary
 from .loop import ROOT, LoopConfig, run
 from .service import OfflineService, RuntimeService, http, load_corpus, read_jsonl
 
 
 # ---------------------------------------------------------------------------------------------
 # A runtime of our own: started, deployed, fed, always stopped.
-
-
-def answers(url: str) -> bool:
-    import urllib.request
-
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 def wait_for_free_ports(timeout: float = 900) -> None:
@@ -76,7 +66,13 @@ class OwnRuntime:
 
         self.data.mkdir(parents=True, exist_ok=True)
         self._lock = RUNTIME_LOCK.open("a")
-        fcntl.flock(self._lock, fcntl.LOCK_EX)
+        try:
+            # Not blocking: a caller may already hold it for us (`flock LOCK pytest ...`), and
+            # blocking on our own holder would never end. If it is held, the port check below
+            # still waits for any other runtime to stop.
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pass
         for attempt in range(3):
             wait_for_free_ports()
             subprocess.run([str(ROOT / "dwell"), "start"], check=True, env=self.env, cwd=ROOT)

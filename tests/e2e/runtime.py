@@ -42,9 +42,9 @@ class Runtime:
     def env(self) -> dict[str, str]:
         return {**os.environ, "DWELL_DATA": str(self.data)}
 
-    def start(self) -> None:
+    def start(self, *args: str) -> None:
         wait_for_free_ports()
-        subprocess.run([str(ROOT / "dwell"), "start"], check=True, env=self.env(), cwd=ROOT)
+        subprocess.run([str(ROOT / "dwell"), "start", *args], check=True, env=self.env(), cwd=ROOT)
 
     def stop(self) -> None:
         subprocess.run([str(ROOT / "dwell"), "stop"], check=True, env=self.env(), cwd=ROOT)
@@ -95,11 +95,11 @@ def search(**parameters: Any) -> dict:
     return body
 
 
-def deployed_runtime(data: Path, application: Path, feed: Path | None = None):
+def deployed_runtime(data: Path, application: Path, feed: Path | None = None, start_args: tuple[str, ...] = ()):
     """Starts a runtime of our own, deploys the package with the vespa CLI and feeds it; yields it
     and always stops it."""
     rt = Runtime(data)
-    rt.start()
+    rt.start(*start_args)
     try:
         deployed = vespa("deploy", "--wait", "300", str(application), check=False)
         assert deployed.returncode == 0, deployed.stderr + deployed.stdout + rt.log()

@@ -1,5 +1,6 @@
 package ai.dwell.runtime;
 
+import ai.dwell.runtime.serve.access.WriteAccess;
 import ai.dwell.runtime.serve.DataDirectory;
 import ai.dwell.runtime.serve.Runtime;
 import ai.dwell.runtime.serve.configserver.ConfigServer;
@@ -15,7 +16,7 @@ import java.util.logging.Logger;
  * Starts dwell's local runtime: the config server API on 19071, and the last deployed
  * application, if any, with its data.
  *
- * <pre>java ... ai.dwell.runtime.Main --data DIR [--config-port 19071] [--shards N] [APPLICATION_DIR]</pre>
+ * <pre>java ... ai.dwell.runtime.Main --data DIR [--config-port 19071] [--shards N] [--bind ADDRESS] [--token-file FILE] [APPLICATION_DIR]</pre>
  *
  * --shards (or DWELL_SHARDS) serves each content cluster with N content nodes instead of the ones
  * the package declares.
@@ -31,11 +32,15 @@ public class Main {
         int configPort = 19071;
         Path deploy = null;
         int shards = Integer.parseInt(System.getenv().getOrDefault("DWELL_SHARDS", "0"));
+        String bind = null;
+        Path tokenFile = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--data" -> dataDir = Path.of(args[++i]);
                 case "--config-port" -> configPort = Integer.parseInt(args[++i]);
                 case "--shards" -> shards = Integer.parseInt(args[++i]);
+                case "--bind" -> bind = args[++i];
+                case "--token-file" -> tokenFile = Path.of(args[++i]);
                 default -> deploy = Path.of(args[i]);
             }
         }
@@ -48,8 +53,13 @@ public class Main {
         LocalHosts hosts = LocalHosts.fromSystemProperty();
         if (hosts != null) hosts.write(List.of(), List.of());
 
+        WriteAccess access = WriteAccess.of(bind, tokenFile, System.getenv("DWELL_TOKEN"));
+        WriteAccess.use(access);
+        log.info(access.loopbackOnly() ? "Serving this machine only (loopback)"
+                                       : "Serving " + access.bind().getHostAddress() + "; writes from other machines " +
+                                         (access.token().isPresent() ? "need the bearer token" : "are refused (no token)"));
         Runtime runtime = new Runtime(data, hosts, shards);
-        ConfigServer configServer = new ConfigServer(configPort, runtime);
+        ConfigServer configServer = new ConfigServer(configPort, runtime, access);
         CountDownLatch stopped = new CountDownLatch(1);
         java.lang.Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.info("Stopping");

@@ -25,6 +25,11 @@ public abstract class Attribute {
     /** The value as a number for ranking: Vespa's undefined value where none is set (NaN for floating point). */
     public abstract double number(int lid);
 
+    /** The values of the first count local ids as numbers for ranking, into out (as {@link #number} each). */
+    public void numbers(int[] lids, int count, double[] out) {
+        for (int k = 0; k < count; k++) out[k] = number(lids[k]);
+    }
+
     /** The value as an integer (for int and long attributes exact): Vespa's undefined value where none is set. */
     public long longValue(int lid) { return (long) number(lid); }
 

@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The documents of one document type on one content node, in memory: each document gets a local id;
@@ -99,6 +100,24 @@ public final class DocumentIndex {
         localIds.put(gid, lid);
         active.set(lid);
         if (existing == null) for (ReferenceAttribute referrer : referrers) referrer.targetChanged(gid, lid);
+        return lid;
+    }
+
+    /**
+     * Replaces a document that is here by a new version of it in which only the given fields changed
+     * (an applied update): only their attributes and indexes are rewritten. Returns its local id.
+     */
+    public int put(Document document, Set<String> changedFields) {
+        GlobalId gid = globalId(document.getId());
+        Integer lid = localIds.get(gid);
+        if (lid == null || ! document.getDataType().getName().equals(type.getName())) return put(document);
+        documents[lid] = document;
+        for (String field : changedFields) {
+            Attribute attribute = attributes.get(field);
+            if (attribute != null && ! (attribute instanceof ImportedAttribute)) attribute.set(lid, document.getFieldValue(field));
+            TextIndex index = indexes.get(field);
+            if (index != null) index.insert(lid, document.getFieldValue(field));
+        }
         return lid;
     }
 

@@ -72,6 +72,25 @@ public final class NumericAttribute extends Attribute {
         return kind.integral() ? longs[lid] : doubles[lid];
     }
 
+    @Override
+    public void numbers(int[] lids, int count, double[] out) {
+        double undefined = kind.undefined;
+        if (kind.integral()) {
+            long[] values = longs;
+            for (int k = 0; k < count; k++) {
+                int lid = lids[k];
+                out[k] = present.get(lid) ? values[lid] : undefined;
+            }
+        }
+        else {
+            double[] values = doubles;
+            for (int k = 0; k < count; k++) {
+                int lid = lids[k];
+                out[k] = present.get(lid) ? values[lid] : undefined;
+            }
+        }
+    }
+
     /** The integral value, for int and long attributes. */
     @Override
     public long longValue(int lid) {

@@ -11,9 +11,6 @@ final class AttributeNode extends ScalarNode {
 
     @Override double number(int lid) { return attribute.number(lid); }
 
-    @Override void numbers(Batch batch, double[] out) {
-        int[] lids = batch.lids();
-        for (int k = 0; k < batch.count(); k++) out[k] = attribute.number(lids[k]);
-    }
+    @Override void numbers(Batch batch, double[] out) { attribute.numbers(batch.lids(), batch.count(), out); }
 
 }

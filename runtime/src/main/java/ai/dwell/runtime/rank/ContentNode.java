@@ -16,7 +16,6 @@ import com.yahoo.document.GlobalId;
 import com.yahoo.slime.BinaryFormat;
 import com.yahoo.slime.Cursor;
 import com.yahoo.slime.Slime;
-import com.yahoo.tensor.serialization.TypedBinaryFormat;
 import com.yahoo.vespa.config.search.SummaryConfig;
 
 import java.util.ArrayList;
@@ -46,6 +45,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
     private final Map<String, DocumentIndex> indexes = new LinkedHashMap<>();
     private final Map<String, RankAssets> assets = new LinkedHashMap<>();
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
+    private final RankProgramCache programs = new RankProgramCache();
 
     public ContentNode(ContentClusterConfig config, int distributionKey) {
         if ( ! config.distributionKeys().contains(distributionKey))
@@ -92,7 +92,9 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             else if (Boolean.TRUE.equals(update.getCreateIfNonExistent())) document = new Document(update.getDocumentType(), update.getId());
             else return Optional.empty();
             update.applyTo(document);
-            index.put(document);
+            if (existing.isPresent() && update.fieldPathUpdates().isEmpty())
+                index.put(document, update.fieldUpdates().stream().map(u -> u.getField().getName()).collect(java.util.stream.Collectors.toSet()));
+            else index.put(document);
             return Optional.of(document);
         }
         finally { lock.writeLock().unlock(); }
@@ -134,6 +136,16 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
     }
 
     private SearchProtocol.SearchReply doSearch(SearchProtocol.SearchRequest request) {
+        List<RankProgramCache.Lease> leases = new ArrayList<>();
+        try {
+            return doSearch(request, leases);
+        }
+        finally {
+            leases.forEach(RankProgramCache.Lease::close);
+        }
+    }
+
+    private SearchProtocol.SearchReply doSearch(SearchProtocol.SearchRequest request, List<RankProgramCache.Lease> leases) {
         if ( ! request.getQueryTreeBlob().isEmpty() && ! request.hasQueryTree())
             throw new UnsupportedFeatureException("Only the protobuf query_tree is supported, not query_tree_blob");
         String profileName = request.getRankProfile().isEmpty() ? "default" : request.getRankProfile();
@@ -182,12 +194,19 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
                 }
             }
             total += hits.cardinality();
-            RankProgram program = new RankProgram(profile, assets.get(index.name()), index, match.terms(), match.nearestNeighbors(), query);
+            long compileStart = System.nanoTime();
+            MatchResult matched = match;
+            RankProgramCache.Lease lease = this.programs.borrow(profile, assets.get(index.name()), index, () -> matched, query);
+            leases.add(lease);
+            RankProgram program = lease.program();
+            if (trace != null) trace.phase(index.name(), "rank program", compileStart, lease.cached() ? "cached" : "compiled");
             programs.put(index.name(), program);
             int rerank = query.string("vespa.hitcollector.heapsize").map(Integer::parseInt).orElse(profile.rerankCount());
-            Ranker.Ranked ranked = Ranker.rank(index.name(), program, hits, rerank);
+            // grouping and sorting see every match; otherwise only the best offset + hits are returned
+            int wanted = grouping != null || sorted != null ? Integer.MAX_VALUE : (int) Math.min(Integer.MAX_VALUE, (long) request.getOffset() + request.getHits());
+            Ranker.Ranked ranked = Ranker.rank(index.name(), program, hits, rerank, wanted);
             if (trace != null) {
-                trace.duration(index.name(), "first phase", ranked.firstPhaseNanos(), ranked.size() + " ranked with '" + profileName + "'");
+                trace.duration(index.name(), "first phase", ranked.firstPhaseNanos(), ranked.matched() + " ranked with '" + profileName + "'");
                 trace.duration(index.name(), "second phase", ranked.secondPhaseNanos(), ranked.reranked() + " reranked");
             }
             if (grouping != null) for (int i = 0; i < ranked.size(); i++) grouping.add(ranked.lids()[i], ranked.relevance()[i], i);
@@ -195,8 +214,8 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
                 sorted.add(index, ranked);
                 continue;
             }
-            int wanted = (int) Math.min(ranked.size(), (long) request.getOffset() + request.getHits());
-            for (int i = 0; i < wanted; i++) all.add(new RankedHit(index.name(), ranked.lids()[i], ranked.relevance()[i], null));
+            int returned = (int) Math.min(ranked.size(), (long) request.getOffset() + request.getHits());
+            for (int i = 0; i < returned; i++) all.add(new RankedHit(index.name(), ranked.lids()[i], ranked.relevance()[i], null));
         }
         if (sorted != null) all = sorted.first((int) Math.min(Integer.MAX_VALUE, (long) request.getOffset() + request.getHits()));
         else all.sort(Comparator.comparingDouble(RankedHit::relevance).reversed());
@@ -240,7 +259,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
 
     private static SearchProtocol.Feature feature(Node node, int lid) {
         if (node.type().rank() == 0) return SearchProtocol.Feature.newBuilder().setNumber(node.number(lid)).build();
-        return SearchProtocol.Feature.newBuilder().setTensor(ByteString.copyFrom(TypedBinaryFormat.encode(node.tensor(lid)))).build();
+        return SearchProtocol.Feature.newBuilder().setTensor(ByteString.copyFrom(TensorBytes.encode(node.tensor(lid)))).build();
     }
 
     @Override
@@ -253,40 +272,44 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             Cursor errors = root.setArray("errors");
             QueryProperties query = QueryProperties.of(request);
             Set<String> fields = new HashSet<>(request.getFieldsList());
-            Map<String, RankProgram> programs = new LinkedHashMap<>();
-            for (ByteString rawGid : request.getGlobalIdsList()) {
-                Cursor entry = docsums.addObject();
-                GlobalId gid = new GlobalId(rawGid.toByteArray());
-                for (DocumentIndex index : searched(request.getDocumentType())) {
-                    int lid = index.localId(gid);
-                    if (lid < 0) continue;
-                    try {
-                        SummaryConfig.Classes summaryClass = summaryClass(index, request.getSummaryClass());
-                        DocsumWriter.FeatureSource features = featureSource(programs, index, request, query);
-                        DocsumWriter.write(entry.setObject("docsum"), index, lid, summaryClass, fields, features);
+            Map<String, RankProgramCache.Lease> programs = new LinkedHashMap<>();
+            try {
+                for (ByteString rawGid : request.getGlobalIdsList()) {
+                    Cursor entry = docsums.addObject();
+                    GlobalId gid = new GlobalId(rawGid.toByteArray());
+                    for (DocumentIndex index : searched(request.getDocumentType())) {
+                        int lid = index.localId(gid);
+                        if (lid < 0) continue;
+                        try {
+                            SummaryConfig.Classes summaryClass = summaryClass(index, request.getSummaryClass());
+                            DocsumWriter.FeatureSource features = featureSource(programs, index, request, query);
+                            DocsumWriter.write(entry.setObject("docsum"), index, lid, summaryClass, fields, features);
+                        }
+                        catch (IllegalArgumentException e) {
+                            errors.addObject().setString("message", e.getMessage());
+                        }
+                        break;
                     }
-                    catch (IllegalArgumentException e) {
-                        errors.addObject().setString("message", e.getMessage());
-                    }
-                    break;
                 }
+            }
+            finally {
+                programs.values().forEach(RankProgramCache.Lease::close);
             }
             return SearchProtocol.DocsumReply.newBuilder().setSlimeSummaries(ByteString.copyFrom(BinaryFormat.encode(slime))).build();
         }
         finally { lock.readLock().unlock(); }
     }
 
-    private DocsumWriter.FeatureSource featureSource(Map<String, RankProgram> programs, DocumentIndex index,
+    private DocsumWriter.FeatureSource featureSource(Map<String, RankProgramCache.Lease> programs, DocumentIndex index,
                                                      SearchProtocol.DocsumRequest request, QueryProperties query) {
         String profileName = request.getRankProfile().isEmpty() ? "default" : request.getRankProfile();
         Optional<RankProfile> profile = assets.get(index.name()).profile(profileName);
         if (profile.isEmpty()) return null;
         return new DocsumWriter.FeatureSource() {
             private RankProgram program() {
-                return programs.computeIfAbsent(index.name(), name -> {
-                    MatchResult match = QueryMatcher.match(index, request.getQueryTree(), NearestNeighborContext.of(query, profile.get()));
-                    return new RankProgram(profile.get(), assets.get(name), index, match.terms(), match.nearestNeighbors(), query);
-                });
+                return programs.computeIfAbsent(index.name(), name -> ContentNode.this.programs.borrow(
+                        profile.get(), assets.get(name), index,
+                        () -> QueryMatcher.match(index, request.getQueryTree(), NearestNeighborContext.of(query, profile.get())), query)).program();
             }
             @Override public List<RankProgram.OutputFeature> summaryFeatures() { return program().summaryFeatures(); }
             @Override public List<RankProgram.OutputFeature> matchFeatures() { return program().matchFeatures(); }
@@ -314,6 +337,9 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
     private long activeDocumentsUnlocked() {
         return indexes.values().stream().mapToLong(DocumentIndex::documentCount).sum();
     }
+
+    /** The compiled rank programs this node keeps between queries. */
+    RankProgramCache programCache() { return programs; }
 
     /** The rank assets of a schema, e.g. for verification. */
     public RankAssets assets(String schema) { return assets.get(schema); }

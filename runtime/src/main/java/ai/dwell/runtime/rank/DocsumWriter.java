@@ -13,7 +13,6 @@ import com.yahoo.document.datatypes.DoubleFieldValue;
 import com.yahoo.document.datatypes.FloatFieldValue;
 import com.yahoo.slime.Cursor;
 import com.yahoo.tensor.Tensor;
-import com.yahoo.tensor.serialization.TypedBinaryFormat;
 import com.yahoo.vespa.config.search.SummaryConfig;
 
 import java.util.List;
@@ -58,7 +57,7 @@ final class DocsumWriter {
         for (RankProgram.OutputFeature feature : features) {
             Node node = feature.node();
             if (node.type().rank() == 0) object.setDouble(feature.name(), node.number(lid));
-            else object.setData(feature.name(), TypedBinaryFormat.encode(node.tensor(lid)));
+            else object.setData(feature.name(), TensorBytes.encode(node.tensor(lid)));
         }
     }
 
@@ -68,7 +67,7 @@ final class DocsumWriter {
         if (value instanceof Long l) docsum.setLong(name, l);
         else if (value instanceof Double d) docsum.setDouble(name, d);
         else if (value instanceof String s) docsum.setString(name, s);
-        else if (value instanceof Tensor t) docsum.setData(name, TypedBinaryFormat.encode(t));
+        else if (value instanceof Tensor t) docsum.setData(name, TensorBytes.encode(t));
         else if (value instanceof GlobalId) { } // references are not summarized from the attribute
     }
 
@@ -78,7 +77,7 @@ final class DocsumWriter {
         else if (value instanceof DoubleFieldValue || value instanceof FloatFieldValue) docsum.setDouble(name, ((NumericFieldValue) value).getNumber().doubleValue());
         else if (value instanceof NumericFieldValue n) docsum.setLong(name, n.getNumber().longValue());
         else if (value instanceof BoolFieldValue b) docsum.setBool(name, b.getBoolean());
-        else if (value instanceof TensorFieldValue t) t.getTensor().ifPresent(tensor -> docsum.setData(name, TypedBinaryFormat.encode(tensor)));
+        else if (value instanceof TensorFieldValue t) t.getTensor().ifPresent(tensor -> docsum.setData(name, TensorBytes.encode(tensor)));
         else if (value instanceof com.yahoo.document.datatypes.StructuredFieldValue struct) {
             Cursor object = docsum.setObject(name);
             struct.iterator().forEachRemaining(field -> writeValue(object, field.getKey().getName(), field.getValue()));

@@ -65,6 +65,10 @@ final class ExpressionCompiler {
     private final ScalarNode.FirstPhase firstPhase = new ScalarNode.FirstPhase();
     /** The nodes of query(name) features that the profile does not declare in inputs, with their names. */
     private final Map<Node, String> undeclaredQueries = new IdentityHashMap<>();
+    /** Whether a compiled node depends on the query's terms (and the index's term statistics at compile time). */
+    private boolean readsTerms = false;
+    /** The second of the clock that now was taken from, or -1 while now has not been read from the clock. */
+    private long clockSecond = -1;
 
     ExpressionCompiler(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms, QueryProperties query) {
         this(profile, assets, index, terms, List.of(), query);
@@ -105,7 +109,7 @@ final class ExpressionCompiler {
         if (expression instanceof NegativeNode negative) {
             Node value = compile(negative.getValue());
             if (value.isConstant()) return fold(expression);
-            if (value.type().rank() == 0) return new ScalarNode.Unary(value, x -> -x);
+            if (value.type().rank() == 0) return new MathNode(value, MathNode.Kind.NEGATE);
             return generic(expression);
         }
         if (expression instanceof NotNode not) {
@@ -128,14 +132,14 @@ final class ExpressionCompiler {
             case "constant" -> ConstantNode.of(new TensorValue(assets.constant(feature.argument())
                     .orElseThrow(() -> unsupported("constant(" + feature.argument() + ") is not defined"))));
             case "value" -> new ScalarNode.Constant(Double.parseDouble(feature.argument()));
-            case "now" -> new ScalarNode.Constant(QueryValues.now(profile, query));
+            case "now" -> new ScalarNode.Constant(now());
             case "age" -> age(feature.argument());
             case "freshness" -> freshness(feature);
-            case "bm25" -> new TextFeatures.Bm25(textIndex(feature.argument()), terms,
+            case "bm25" -> new TextFeatures.Bm25(termsRead(textIndex(feature.argument())), terms,
                                                   doubleProperty("bm25(" + feature.argument() + ").k1", 1.2),
                                                   doubleProperty("bm25(" + feature.argument() + ").b", 0.75));
             case "nativeRank" -> nativeRank(feature);
-            case "closeness", "distance" -> NearestNeighborFeatures.of(feature, index, nearestNeighbors, query);
+            case "closeness", "distance" -> termsRead(NearestNeighborFeatures.of(feature, index, nearestNeighbors, query));
             case "firstPhase" -> firstPhase;
             case "onnx", "onnxModel" -> onnx(feature);
             default -> throw unsupported(feature.arguments().isEmpty() && feature.output() == null
@@ -175,7 +179,7 @@ final class ExpressionCompiler {
 
     private Node age(String field) {
         Node time = attribute(field);
-        double now = QueryValues.now(profile, query);
+        double now = now();
         return new ScalarNode.Unary(time, docTime -> Math.max(0, now - (long) docTime));
     }
 
@@ -187,7 +191,27 @@ final class ExpressionCompiler {
         return new ScalarNode.Unary(age(field), age -> Math.max(1 - age / maxAge, 0));
     }
 
+    /** now: vespa.now from the request, else the profile, else the clock, in whole seconds, as {@link QueryValues#now}. */
+    private double now() {
+        Optional<String> given = query.string("vespa.now").or(() -> profile.property("vespa.now"));
+        if (given.isPresent()) return Double.parseDouble(given.get());
+        if (clockSecond < 0) clockSecond = System.currentTimeMillis() / 1000;
+        return clockSecond;
+    }
+
+    /** Whether what was compiled so far depends on the query terms (text features, nearest-neighbor closeness). */
+    boolean readsTerms() { return readsTerms; }
+
+    /** The clock second now was taken from, if a compiled node uses the clock's now. */
+    Optional<Long> clockSecond() { return clockSecond < 0 ? Optional.empty() : Optional.of(clockSecond); }
+
+    private <T> T termsRead(T value) {
+        readsTerms = true;
+        return value;
+    }
+
     private Node nativeRank(FeatureName feature) {
+        readsTerms = true;
         List<String> fields = feature.arguments().isEmpty() ? List.copyOf(new java.util.LinkedHashSet<>(terms.stream().map(QueryTerm::field).toList()))
                                                              : feature.arguments();
         List<TextIndex> indexes = new ArrayList<>();
@@ -259,7 +283,15 @@ final class ExpressionCompiler {
 
     private static void reduce(Deque<Node> values, Deque<Operator> operators) {
         Node right = values.pop(), left = values.pop();
-        values.push(new ScalarNode.Binary(left, right, scalarOperator(operators.pop())));
+        Operator operator = operators.pop();
+        ArithmeticNode.Kind arithmetic = switch (operator) {
+            case plus -> ArithmeticNode.Kind.ADD;
+            case minus -> ArithmeticNode.Kind.SUBTRACT;
+            case multiply -> ArithmeticNode.Kind.MULTIPLY;
+            case divide -> ArithmeticNode.Kind.DIVIDE;
+            default -> null;
+        };
+        values.push(arithmetic != null ? new ArithmeticNode(left, right, arithmetic) : new ScalarNode.Binary(left, right, scalarOperator(operator)));
     }
 
     private static DoubleBinaryOperator scalarOperator(Operator operator) {
@@ -287,7 +319,11 @@ final class ExpressionCompiler {
         if (arguments.stream().allMatch(Node::isConstant)) return fold(function);
         var f = function.getFunction();
         if (arguments.stream().allMatch(a -> a.type().rank() == 0)) {
-            if (arguments.size() == 1) return new ScalarNode.Unary(arguments.get(0), x -> f.evaluate(x, 0));
+            if (arguments.size() == 1)
+                return MathNode.of(f).<Node>map(kind -> new MathNode(arguments.get(0), kind))
+                               .orElseGet(() -> new ScalarNode.Unary(arguments.get(0), x -> f.evaluate(x, 0)));
+            if (arguments.size() == 2 && (f == com.yahoo.searchlib.rankingexpression.rule.Function.max || f == com.yahoo.searchlib.rankingexpression.rule.Function.min))
+                return new ArithmeticNode(arguments.get(0), arguments.get(1), f == com.yahoo.searchlib.rankingexpression.rule.Function.max ? ArithmeticNode.Kind.MAX : ArithmeticNode.Kind.MIN);
             if (arguments.size() == 2) return new ScalarNode.Binary(arguments.get(0), arguments.get(1), f::evaluate);
         }
         if (arguments.size() == 1 && arguments.get(0) instanceof VectorNode vector) return new VectorNode.Map(vector, x -> f.evaluate(x, 0));

@@ -7,10 +7,15 @@ import com.yahoo.tensor.TensorType;
 import com.yahoo.tensor.serialization.TypedBinaryFormat;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The rank properties and feature overrides of one request (strings and tensors in Vespa's binary
@@ -18,15 +23,41 @@ import java.util.Optional;
  */
 public final class QueryProperties {
 
-    private final Map<String, String> strings = new HashMap<>();
-    private final Map<String, byte[]> tensors = new HashMap<>();
+    private final Map<String, String> strings;
+    private final Map<String, byte[]> tensors;
+    /** The names read through this view, or null when reads are not recorded. */
+    private final Set<String> reads;
 
     public QueryProperties(List<SearchProtocol.StringProperty> rankProperties, List<SearchProtocol.TensorProperty> tensorRankProperties,
                            List<SearchProtocol.StringProperty> featureOverrides, List<SearchProtocol.TensorProperty> tensorFeatureOverrides) {
+        this.strings = new HashMap<>();
+        this.tensors = new HashMap<>();
+        this.reads = null;
         for (var property : rankProperties) if (property.getValuesCount() > 0) strings.put(property.getName(), property.getValues(0));
         for (var property : featureOverrides) if (property.getValuesCount() > 0) strings.put(property.getName(), property.getValues(0));
         for (var property : tensorRankProperties) tensors.put(property.getName(), property.getValue().toByteArray());
         for (var property : tensorFeatureOverrides) tensors.put(property.getName(), property.getValue().toByteArray());
+    }
+
+    private QueryProperties(QueryProperties source, Set<String> reads) {
+        this.strings = source.strings;
+        this.tensors = source.tensors;
+        this.reads = reads;
+    }
+
+    /** The same properties, in a view that records which names are read (see {@link #reads}). */
+    QueryProperties recordingReads() { return new QueryProperties(this, new LinkedHashSet<>()); }
+
+    /** The names read through this view, if it records them: what a computation from it depends on. */
+    Set<String> reads() { return reads == null ? Set.of() : Set.copyOf(reads); }
+
+    /** Whether the other properties have the same value (or absence) as these for every one of the names. */
+    boolean sameValues(QueryProperties other, Collection<String> names) {
+        for (String name : names) {
+            if ( ! Objects.equals(strings.get(name), other.strings.get(name))) return false;
+            if ( ! Arrays.equals(tensors.get(name), other.tensors.get(name))) return false;
+        }
+        return true;
     }
 
     /** No properties: what verification compiles rank profiles with. */
@@ -42,15 +73,26 @@ public final class QueryProperties {
                                    request.getFeatureOverridesList(), request.getTensorFeatureOverridesList());
     }
 
-    public Optional<String> string(String name) { return Optional.ofNullable(strings.get(name)); }
+    public Optional<String> string(String name) {
+        read(name);
+        return Optional.ofNullable(strings.get(name));
+    }
 
     /** A tensor property decoded with the given type (or the type it carries), if present. */
     public Optional<Tensor> tensor(String name, Optional<TensorType> type) {
+        read(name);
         byte[] bytes = tensors.get(name);
         if (bytes == null) return Optional.empty();
         return Optional.of(TypedBinaryFormat.decode(type, new GrowableByteBuffer(ByteBuffer.wrap(bytes))));
     }
 
-    public boolean has(String name) { return strings.containsKey(name) || tensors.containsKey(name); }
+    public boolean has(String name) {
+        read(name);
+        return strings.containsKey(name) || tensors.containsKey(name);
+    }
+
+    private void read(String name) {
+        if (reads != null) reads.add(name);
+    }
 
 }

@@ -6,6 +6,7 @@ import ai.dwell.runtime.match.QueryTerm;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A rank profile compiled for one query over one document index: first and second phase, and the
@@ -34,6 +35,28 @@ final class RankProgram {
     }
 
     RankProfile profile() { return profile; }
+
+    /** Whether the program depends on the query terms it was compiled with (text features, closeness). */
+    boolean readsTerms() { return compiler.readsTerms(); }
+
+    /** The clock second the program's now was taken from, if it uses the clock. */
+    Optional<Long> clockSecond() { return compiler.clockSecond(); }
+
+    /**
+     * Compiles the match and summary features now rather than when first asked for, so that the program
+     * reads nothing more from the query later. False if one of them cannot be compiled (that error then
+     * comes when the feature is asked for, as without this).
+     */
+    boolean compileOutputs() {
+        try {
+            matchFeatures();
+            summaryFeatures();
+            return true;
+        }
+        catch (RuntimeException e) {
+            return false;
+        }
+    }
 
     /** The number of documents whose first-phase scores are computed in one block. */
     private static final int FIRST_PHASE_BLOCK = 4096;

@@ -18,6 +18,38 @@ final class ScoreOrder {
         return order;
     }
 
+    /**
+     * Returns the first k positions of {@link #descending} (all when k >= count): a selection that puts the
+     * best k first, then a sort of those k only, so that a query that needs the top of many matches does not
+     * sort them all.
+     */
+    static int[] top(double[] scores, int count, int k) {
+        if (k >= count) return descending(scores, count);
+        int[] order = new int[count];
+        for (int i = 0; i < count; i++) order[i] = i;
+        if (k <= 0) return new int[0];
+        select(order, scores, 0, count - 1, k - 1);
+        sort(order, scores, 0, k - 1);
+        return java.util.Arrays.copyOf(order, k);
+    }
+
+    /** Reorders order[low..high] so that the positions before and at index last are the best ones in that range. */
+    private static void select(int[] order, double[] scores, int low, int high, int last) {
+        while (high - low >= INSERTION_SORT_BELOW) {
+            int pivot = order[(low + high) >>> 1];
+            int i = low, j = high;
+            while (i <= j) {
+                while (before(order[i], pivot, scores)) i++;
+                while (before(pivot, order[j], scores)) j--;
+                if (i <= j) { int t = order[i]; order[i++] = order[j]; order[j--] = t; }
+            }
+            if (last <= j) high = j;
+            else if (last >= i) low = i;
+            else return; // between j and i: only the pivot's equals, in place
+        }
+        sort(order, scores, low, high);
+    }
+
     private static void sort(int[] order, double[] scores, int low, int high) {
         while (high - low >= INSERTION_SORT_BELOW) {
             int pivot = order[(low + high) >>> 1];

@@ -6,6 +6,7 @@ import ai.dwell.runtime.serve.deploy.PackageServices;
 import ai.dwell.runtime.serve.rpc.ProtonRpcServer;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
+import com.yahoo.document.DocumentUpdate;
 import com.yahoo.document.GlobalId;
 import com.yahoo.vespa.config.search.DispatchNodesConfig;
 import com.yahoo.vespa.model.VespaModel;
@@ -74,6 +75,16 @@ public class ContentServing implements AutoCloseable {
     /** Stores a document, processed by its indexing statements, on the node(s) holding it. */
     public void put(Document document) {
         for (Node node : nodesOf(document.getId())) node.engine().put(document);
+    }
+
+    /**
+     * Applies an update (processed by the indexing statements of the fields it touches) to the documents
+     * the nodes hold; false if a node that should hold the document has none, so the update was not applied there.
+     */
+    public boolean update(DocumentUpdate update) {
+        boolean applied = true;
+        for (Node node : nodesOf(update.getId())) applied &= node.engine().update(update).isPresent();
+        return applied;
     }
 
     public void remove(DocumentId id) {

@@ -19,6 +19,7 @@ import com.yahoo.vespa.configdefinition.IlscriptsConfig;
 import com.yahoo.vespa.model.VespaModel;
 import ai.dwell.runtime.serve.container.ContainerHost;
 import ai.dwell.runtime.serve.container.LocalHosts;
+import ai.dwell.runtime.serve.container.PackageEmbedders;
 import ai.dwell.runtime.serve.container.PackageLinguistics;
 import com.yahoo.language.Linguistics;
 import ai.dwell.runtime.serve.deploy.ApplicationArchive;
@@ -152,14 +153,25 @@ public class Runtime implements Deployments, AutoCloseable {
         ContentServing content = new ContentServing(model, services, clusters);
         ContainerHost container = null;
         IndexFollower follower = null;
+        PackageEmbedders packageEmbedders = null;
         try {
             Optional<Linguistics> linguistics = PackageLinguistics.of(model, services.containerCluster());
-            // Statements that embed need the container's embedders: index once it runs.
+            // Statements that embed need the package's embedders: made here when Vespa's own kinds, else the container's
             boolean embeds = IndexingScripts.usesEmbedders(indexingScripts);
-            if (linguistics.isPresent() && ! embeds) {
+            if (linguistics.isPresent() && embeds) {
+                packageEmbedders = PackageEmbedders.of(model, services.containerCluster(), served).orElse(null);
+                follower = packageEmbedders == null ? null : indexBeforeContainer(indexingScripts, types, linguistics.get(), packageEmbedders, content);
+                if (follower == null && packageEmbedders != null) { packageEmbedders.close(); packageEmbedders = null; }
+            }
+            else if (linguistics.isPresent()) {
                 follower = new IndexFollower(new IndexingScripts(indexingScripts, types, linguistics.get()), content);
+            }
+            if (follower != null) {
+                long indexingStart = System.nanoTime();
                 documents.subscribe(follower);
                 content.setReady();
+                log.info("Indexed " + documents.documentCount() + " documents before the container started, in " +
+                         (System.nanoTime() - indexingStart) / 1_000_000 + " ms");
             }
             container = ContainerHost.start(served, services.containerCluster());
             pipeline.route(new DocprocRoute(services.docprocChainOfType().isEmpty() ? null : container.jdisc().documentProcessing(),
@@ -169,20 +181,20 @@ public class Runtime implements Deployments, AutoCloseable {
                 follower = new IndexFollower(new IndexingScripts(indexingScripts, types, linguistics.orElseGet(container::linguistics), embedders), content);
                 long indexingStart = System.nanoTime();
                 documents.subscribe(follower);
-                if (embeds) log.info("Indexed " + documents.documentCount() + " documents with embedders " + embedders.keySet() + " in " +
-                                     (System.nanoTime() - indexingStart) / 1_000_000 + " ms");
+                log.info("Indexed " + documents.documentCount() + " documents with the container's embedders " + embedders.keySet() +
+                         " in " + (System.nanoTime() - indexingStart) / 1_000_000 + " ms");
             }
             if ( ! content.awaitReady(Duration.ofSeconds(30)))
                 log.warning("The container has not reached every content node 30 s after start");
-            active = new Generation(session, deployedDir, model, services, container, content, documents, follower, built.log());
+            active = new Generation(session, deployedDir, model, services, container, content, documents, follower, packageEmbedders, built.log());
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            abandon(documents, follower, container, content);
+            abandon(documents, follower, container, content, packageEmbedders);
             throw new IllegalStateException("Interrupted while activating session " + session, e);
         }
         catch (RuntimeException e) {
-            abandon(documents, follower, container, content);
+            abandon(documents, follower, container, content, packageEmbedders);
             throw e;
         }
         data.setActive(session);
@@ -192,10 +204,28 @@ public class Runtime implements Deployments, AutoCloseable {
     }
 
     /** Stops what a failed activation started. */
-    private static void abandon(DocumentStore documents, IndexFollower follower, ContainerHost container, ContentServing content) {
+    private static void abandon(DocumentStore documents, IndexFollower follower, ContainerHost container, ContentServing content,
+                                PackageEmbedders embedders) {
         if (follower != null) documents.removeListener(follower);
         if (container != null) container.close();
         content.close();
+        if (embedders != null) embedders.close();
+    }
+
+    /**
+     * What indexes the content nodes with the package's own embedders, or null if the indexing
+     * statements name an embedder those are not (one only the container makes).
+     */
+    private static IndexFollower indexBeforeContainer(IlscriptsConfig indexingScripts, DocumentTypeManager types, Linguistics linguistics,
+                                                      PackageEmbedders embedders, ContentServing content) {
+        try {
+            var scripts = new IndexingScripts(indexingScripts, types, linguistics, CachingEmbedder.wrap(embedders.byId(), EMBEDDING_CACHE_SIZE));
+            return new IndexFollower(scripts, content);
+        }
+        catch (IllegalArgumentException | IllegalStateException e) {
+            log.info("Indexing waits for the container's embedders: " + e.getMessage());
+            return null;
+        }
     }
 
     /**

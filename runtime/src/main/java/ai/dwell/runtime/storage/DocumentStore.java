@@ -12,11 +12,16 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.logging.Level;
@@ -37,8 +42,10 @@ import java.util.logging.Logger;
  * building on the previous one without waiting for it to be durable. Reads ({@link #get}, {@link #visit},
  * {@link #forEach}) see only durable writes.
  *
- * <p>Futures are completed on the commit thread: dependent stages that do real work should run on
- * an executor of their own ({@code thenApplyAsync(..., executor)}).
+ * <p>The per-document work of listeners ({@link ChangeListener#prepare}, e.g. indexing) runs on the
+ * writer's thread before the write is logged; the commit thread only fsyncs, makes writes visible and
+ * hands the prepared changes to the listeners, in log order. Futures are completed on a small pool of
+ * acknowledgement threads after that, so the commit thread does not run the writers' continuations.
  *
  * <p>Recovery on construction loads the newest valid snapshot and replays the log after it; snapshots are
  * taken every {@link StoreOptions#snapshotEveryEntries()} entries, on {@link #snapshot()}, and on {@link #close()}.
@@ -58,6 +65,11 @@ public final class DocumentStore implements AutoCloseable {
     private final TimestampClock clock;
     private final TransactionLog transactionLog;
     private final Snapshotter snapshotter;
+    private final ExecutorService acknowledgements = Executors.newFixedThreadPool(2, runnable -> {
+        Thread thread = new Thread(runnable, "dwell-store-acks");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     /** Opens the store in the given directory, with default options, recovering what is there. */
     public DocumentStore(Path directory, DocumentTypeManager types) {
@@ -112,11 +124,18 @@ public final class DocumentStore implements AutoCloseable {
         Document copy = document.clone();
         codec.encodeTensors(copy);
         byte[] payload = codec.serialize(copy);
+        Map<ChangeListener, Object> prepared;
+        try {
+            prepared = prepare(copy);
+        }
+        catch (IllegalArgumentException e) {
+            return CompletableFuture.completedFuture(Result.badRequest(e.getMessage()));
+        }
         synchronized (pendingWrites.lockFor(id)) {
             Version current = pendingWrites.newest(id);
             Optional<Result> rejected = TestAndSet.check(put.getCondition(), current.document(), put.getCreateIfNonExistent());
             if (rejected.isPresent()) return current.thenReturn(rejected.get());
-            return write(id, EntryKind.PUT, payload, copy, Result.ok(current.exists()));
+            return write(id, EntryKind.PUT, payload, copy, prepared, Result.ok(current.exists()));
         }
     }
 
@@ -146,7 +165,14 @@ public final class DocumentStore implements AutoCloseable {
                 return CompletableFuture.completedFuture(Result.badRequest("Could not apply update: " + e.getMessage()));
             }
             codec.encodeTensors(updated);
-            return write(id, EntryKind.PUT, codec.serialize(updated), updated, Result.ok(current.exists()));
+            Map<ChangeListener, Object> prepared;
+            try {
+                prepared = current.exists() ? prepareUpdate(update, updated) : prepare(updated);
+            }
+            catch (IllegalArgumentException e) {
+                return CompletableFuture.completedFuture(Result.badRequest(e.getMessage()));
+            }
+            return write(id, EntryKind.PUT, codec.serialize(updated), updated, prepared, Result.ok(current.exists()));
         }
     }
 
@@ -162,7 +188,7 @@ public final class DocumentStore implements AutoCloseable {
             Optional<Result> rejected = TestAndSet.check(remove.getCondition(), current.document(), false);
             if (rejected.isPresent()) return current.thenReturn(rejected.get());
             if ( ! current.exists()) return current.thenReturn(Result.notFound());
-            return write(id, EntryKind.REMOVE, codec.serialize(id), null, Result.ok(true));
+            return write(id, EntryKind.REMOVE, codec.serialize(id), null, Map.of(), Result.ok(true));
         }
     }
 
@@ -240,13 +266,41 @@ public final class DocumentStore implements AutoCloseable {
         }
         finally {
             transactionLog.close();
+            acknowledgements.shutdown();
+            try {
+                acknowledgements.awaitTermination(30, TimeUnit.SECONDS);
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             closeQuietly(directory);
         }
     }
 
-    private CompletableFuture<Result> write(DocumentId id, EntryKind kind, byte[] payload, Document newDocument, Result result) {
+    /** What each listener prepares for the new version of a document, on this (the writer's) thread. */
+    private Map<ChangeListener, Object> prepare(Document document) {
+        Map<ChangeListener, Object> prepared = new IdentityHashMap<>(4);
+        for (ChangeListener listener : listeners) {
+            Object change = listener.prepare(document);
+            if (change != null) prepared.put(listener, change);
+        }
+        return prepared;
+    }
+
+    /** What each listener prepares for an update of an existing document, on this (the writer's) thread. */
+    private Map<ChangeListener, Object> prepareUpdate(DocumentUpdate update, Document updated) {
+        Map<ChangeListener, Object> prepared = new IdentityHashMap<>(4);
+        for (ChangeListener listener : listeners) {
+            Object change = listener.prepareUpdate(update, updated);
+            if (change != null) prepared.put(listener, change);
+        }
+        return prepared;
+    }
+
+    private CompletableFuture<Result> write(DocumentId id, EntryKind kind, byte[] payload, Document newDocument,
+                                            Map<ChangeListener, Object> prepared, Result result) {
         long timestamp = clock.next();
-        Write write = new Write(id, newDocument == null ? null : new StoredDocument(newDocument, timestamp), result);
+        Write write = new Write(id, newDocument == null ? null : new StoredDocument(newDocument, timestamp), prepared, result);
         pendingWrites.begin(id, write.version);
         try {
             transactionLog.append(kind, timestamp, payload, write);
@@ -265,8 +319,10 @@ public final class DocumentStore implements AutoCloseable {
             pendingWrites.end(write.id, write.version);
             for (ChangeListener listener : listeners) {
                 try {
-                    if (write.document != null) listener.onPut(write.document.document());
-                    else listener.onRemove(write.id);
+                    Object prepared = write.prepared.get(listener);
+                    if (write.document == null) listener.onRemove(write.id);
+                    else if (prepared != null) listener.onPut(write.document.document(), prepared);
+                    else listener.onPut(write.document.document());
                 }
                 catch (RuntimeException e) {
                     log.log(Level.WARNING, "Change listener " + listener + " failed on " + write.id, e);
@@ -315,13 +371,15 @@ public final class DocumentStore implements AutoCloseable {
 
         private final DocumentId id;
         private final StoredDocument document; // null for a removal
+        private final Map<ChangeListener, Object> prepared;
         private final Result result;
         private final CompletableFuture<Result> future = new CompletableFuture<>();
         private final Version version;
 
-        Write(DocumentId id, StoredDocument document, Result result) {
+        Write(DocumentId id, StoredDocument document, Map<ChangeListener, Object> prepared, Result result) {
             this.id = id;
             this.document = document;
+            this.prepared = prepared;
             this.result = result;
             this.version = Version.pending(document, future);
         }
@@ -329,7 +387,12 @@ public final class DocumentStore implements AutoCloseable {
         @Override
         public void committed() {
             apply(this);
-            future.complete(result);
+            try {
+                acknowledgements.execute(() -> future.complete(result));
+            }
+            catch (java.util.concurrent.RejectedExecutionException e) { // closing
+                future.complete(result);
+            }
         }
 
         @Override

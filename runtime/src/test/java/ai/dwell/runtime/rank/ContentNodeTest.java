@@ -110,15 +110,41 @@ public class ContentNodeTest {
 
     @Test
     void neuralWithQueryWeights() {
-        Query query = articleQuery("a1", "neural");
-        query.getRanking().getFeatures().put("query(model_version)", fixture.get("query_model_version").asDouble());
-        for (var weight : WEIGHTS.entrySet())
-            query.getRanking().getFeatures().put("query(" + weight.getKey() + ")",
-                                                 tensor(weight.getValue()[0], fixture.get("query_weights").get(weight.getKey()), weight.getValue()[1].split(",")));
-        SearchProtocol.SearchReply reply = search(query, 10);
+        SearchProtocol.SearchReply reply = search(queryWithWeights(), 10);
         assertScores(reply, "neural_query");
         int version = reply.getMatchFeatureNamesList().indexOf("query(model_version)");
         assertEquals(3.0, reply.getHits(0).getMatchFeatures(version).getNumber());
+    }
+
+    @Test
+    void rankProgramsAreReusedOnlyForTheSameQueryValues() {
+        long hitsBefore = node.programCache().hits();
+        assertScores(search(articleQuery("a1", "neural"), 10), "neural_package");
+        assertScores(search(articleQuery("a1", "neural"), 10), "neural_package");
+        assertTrue(node.programCache().hits() > hitsBefore, "the same query again takes the compiled program from the cache");
+        // other weights in the query must not take the program that folded the package's weights, and back
+        assertScores(search(queryWithWeights(), 10), "neural_query");
+        assertScores(search(articleQuery("a1", "neural"), 10), "neural_package");
+        assertScores(search(queryWithWeights(), 10), "neural_query");
+        // now is folded into age: another now is another program
+        double ageNow = matchFeature(search(articleQuery("a1", "freshness"), 10), "c0", "age_hours");
+        double ageLater = matchFeature(search(articleQuery("a1", "freshness", now + 7200), 10), "c0", "age_hours");
+        assertEquals(2.0, ageLater - ageNow, 1e-9);
+        assertEquals(ageNow, matchFeature(search(articleQuery("a1", "freshness"), 10), "c0", "age_hours"), 1e-9);
+    }
+
+    @Test
+    void textFeaturesFollowEachQuerysTerms() {
+        for (String[] termAndBest : new String[][] { { "dog", "t3" }, { "quick", "t1" }, { "dog", "t3" }, { "jumps", "t1" } }) {
+            Query query = new Query("?ranking=text");
+            query.getModel().getQueryTree().setRoot(and(word("article_id", "a2"), word("text", termAndBest[0])));
+            query.getRanking().getProperties().put("vespa.now", String.valueOf(now));
+            SearchProtocol.SearchReply reply = search(query, 10);
+            assertEquals(0, reply.getErrorsCount(), reply.getErrorsList().toString());
+            assertEquals(termAndBest[1], idOf(reply.getHits(0).getGlobalId()), termAndBest[0]);
+            for (SearchProtocol.Hit hit : reply.getHitsList())
+                assertTrue(matchFeature(reply, idOf(hit.getGlobalId()), "bm25(text)") > 0, "bm25 of '" + termAndBest[0] + "' in " + idOf(hit.getGlobalId()));
+        }
     }
 
     @Test
@@ -144,6 +170,24 @@ public class ContentNodeTest {
         }
         assertEquals(byBaseline.get(2).get("baseline").asDouble(), reply.getHits(2).getMatchFeatures(nnScore).getNumber(), TOLERANCE);
         assertTrue(reply.getHits(1).getRelevance() > reply.getHits(2).getRelevance());
+    }
+
+    @Test
+    void updatesRewriteOnlyTheFieldsTheyTouch() {
+        putComment("u1", "a3", "nobody", "an otter swims", null);
+        DocumentType comment = types.getDocumentType("comment");
+        DocumentUpdate text = new DocumentUpdate(comment, new DocumentId("id:dwell:comment::u1"));
+        text.addFieldUpdate(FieldUpdate.createAssign(comment.getField("text"), new StringFieldValue("a beaver builds")));
+        node.update(indexing.process(text));
+        assertEquals(List.of(), matches(and(word("article_id", "a3"), word("text", "otter"))), "the old text is no longer indexed");
+        assertEquals(List.of("u1"), matches(and(word("article_id", "a3"), word("text", "beaver"))));
+        DocumentUpdate votes = new DocumentUpdate(comment, new DocumentId("id:dwell:comment::u1"));
+        votes.addFieldUpdate(FieldUpdate.createIncrement(comment.getField("upvotes"), 41));
+        node.update(indexing.process(votes));
+        assertEquals(List.of("u1"), matches(and(word("article_id", "a3"), word("text", "beaver"))), "an attribute update keeps the text indexed");
+        assertEquals(List.of("u1"), matches(and(word("article_id", "a3"), new IntItem("42", "upvotes"))));
+        assertEquals(List.of(), matches(and(word("article_id", "a3"), new IntItem("1", "upvotes"))));
+        node.remove(new DocumentId("id:dwell:comment::u1"));
     }
 
     @Test
@@ -225,6 +269,21 @@ public class ContentNodeTest {
 
     // ---- helpers
 
+    private static Query queryWithWeights() {
+        Query query = articleQuery("a1", "neural");
+        query.getRanking().getFeatures().put("query(model_version)", fixture.get("query_model_version").asDouble());
+        for (var weight : WEIGHTS.entrySet())
+            query.getRanking().getFeatures().put("query(" + weight.getKey() + ")",
+                                                 tensor(weight.getValue()[0], fixture.get("query_weights").get(weight.getKey()), weight.getValue()[1].split(",")));
+        return query;
+    }
+
+    private static double matchFeature(SearchProtocol.SearchReply reply, String id, String feature) {
+        int index = reply.getMatchFeatureNamesList().indexOf(feature);
+        assertTrue(index >= 0, feature + " in " + reply.getMatchFeatureNamesList());
+        return reply.getHitsList().stream().filter(h -> idOf(h.getGlobalId()).equals(id)).findFirst().orElseThrow().getMatchFeatures(index).getNumber();
+    }
+
     private static final Map<String, String[]> WEIGHTS = Map.of(
             "W_0", new String[] { "tensor<float>(x[9],h1[9])", "x,h1" },
             "b_0", new String[] { "tensor<float>(h1[9])", "h1" },
@@ -269,7 +328,9 @@ public class ContentNodeTest {
         return node.search(DwellPackage.request(query, hits));
     }
 
-    private static Query articleQuery(String article, String profile) {
+    private static Query articleQuery(String article, String profile) { return articleQuery(article, profile, now); }
+
+    private static Query articleQuery(String article, String profile, long now) {
         Query query = new Query("?ranking=" + profile);
         query.getModel().getQueryTree().setRoot(word("article_id", article));
         query.getRanking().getProperties().put("vespa.now", String.valueOf(now));

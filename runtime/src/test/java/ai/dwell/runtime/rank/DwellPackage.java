@@ -13,12 +13,8 @@ import com.yahoo.container.QrSearchersConfig;
 import com.yahoo.document.DocumentTypeManager;
 import com.yahoo.language.simple.SimpleLinguistics;
 import com.yahoo.language.process.Embedder;
+import ai.dwell.runtime.serve.container.PackageEmbedders;
 import ai.dwell.runtime.serve.feed.CachingEmbedder;
-import ai.vespa.embedding.HuggingFaceEmbedder;
-import ai.vespa.modelintegration.evaluator.OnnxRuntime;
-import ai.vespa.modelintegration.evaluator.config.OnnxEvaluatorConfig;
-import com.yahoo.config.ModelReference;
-import com.yahoo.embedding.huggingface.HuggingFaceEmbedderConfig;
 import com.yahoo.search.Query;
 import com.yahoo.vespa.configdefinition.IlscriptsConfig;
 import com.yahoo.vespa.model.VespaModel;
@@ -72,19 +68,14 @@ public final class DwellPackage {
     private static Map<String, Embedder> embedders;
 
     /**
-     * The package's embedder, Vespa's HuggingFaceEmbedder configured as services.xml configures
-     * component minilm (model paths resolved to the package's files), behind the runtime's cache.
+     * The package's embedder, Vespa's HuggingFaceEmbedder made as the runtime makes it from the model
+     * (services.xml's component minilm, model paths resolved to the package's files), behind the runtime's cache.
      */
     public static synchronized Map<String, Embedder> embedders() {
         if (embedders == null) {
-            String id = "dwell_container/component/minilm";
-            HuggingFaceEmbedderConfig config = new HuggingFaceEmbedderConfig.Builder(model().getConfig(HuggingFaceEmbedderConfig.class, id))
-                    .transformerModel(ModelReference.resolved(dir().resolve("embedder/minilm-l6-v2-int8.onnx")))
-                    .tokenizerPath(ModelReference.resolved(dir().resolve("embedder/tokenizer.json")))
-                    .build();
-            Embedder embedder = new HuggingFaceEmbedder(OnnxRuntime.testInstance(), Embedder.Runtime.testInstance(), config,
-                                                        model().getConfig(OnnxEvaluatorConfig.class, id), ModelReference::value);
-            embedders = CachingEmbedder.wrap(Map.of("minilm", embedder), 10_000);
+            PackageEmbedders made = PackageEmbedders.of(model(), "dwell_container", dir())
+                    .orElseThrow(() -> new IllegalStateException("the runtime makes no embedders for dwell's package"));
+            embedders = CachingEmbedder.wrap(made.byId(), 10_000);
         }
         return embedders;
     }

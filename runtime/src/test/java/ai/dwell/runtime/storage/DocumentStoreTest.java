@@ -229,6 +229,30 @@ class DocumentStoreTest {
     }
 
     @Test
+    void listenersPrepareOnTheWritersThreadAndCanRefuseAWrite() {
+        List<String> seen = new ArrayList<>();
+        Thread writer = Thread.currentThread();
+        ChangeListener listener = new ChangeListener() {
+            @Override public Object prepare(Document document) {
+                assertEquals(writer, Thread.currentThread(), "prepared on the writer's thread");
+                if (document.getFieldValue("votes").equals(new IntegerFieldValue(13))) throw new IllegalArgumentException("13 votes is refused");
+                return "prepared " + document.getFieldValue("votes");
+            }
+            @Override public void onPut(Document document, Object prepared) { seen.add(document.getId() + " " + prepared); }
+            @Override public void onPut(Document document) { seen.add(document.getId() + " unprepared"); }
+            @Override public void onRemove(DocumentId id) { seen.add("remove " + id); }
+        };
+        store.subscribe(listener);
+        assertEquals(Result.ok(false), store.put(documents.putComment(2)));
+        assertEquals(Result.ok(true), store.update(documents.incrementVotes(commentId(2), 5)));
+        Result refused = store.update(documents.incrementVotes(commentId(2), 6));
+        assertEquals(Result.Status.BAD_REQUEST, refused.status());
+        assertTrue(refused.message().contains("13 votes is refused"), refused.message());
+        assertEquals(new IntegerFieldValue(7), store.get(commentId(2)).orElseThrow().getFieldValue("votes"), "the refused update is not stored");
+        assertEquals(List.of("id:test:comment::2 prepared 2", "id:test:comment::2 prepared 7"), seen);
+    }
+
+    @Test
     void visitingPagesThroughOneTypeWithASelectionInAStableOrder() {
         for (int n = 0; n < 250; n++) store.put(documents.putComment(n));
         store.put(new DocumentPut(documents.author("ann")));

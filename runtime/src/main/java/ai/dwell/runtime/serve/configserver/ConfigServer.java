@@ -9,6 +9,7 @@ import com.sun.net.httpserver.HttpServer;
 
 import java.io.IOException;
 import java.io.InputStream;
+import ai.dwell.runtime.serve.access.WriteAccess;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executors;
@@ -33,9 +34,17 @@ public class ConfigServer implements AutoCloseable {
     private final HttpServer server;
     private final Deployments deployments;
 
+    private final WriteAccess access;
+
     public ConfigServer(int port, Deployments deployments) throws IOException {
+        this(port, deployments, WriteAccess.loopback());
+    }
+
+    /** Listens on the access's bind address: loopback by default. */
+    public ConfigServer(int port, Deployments deployments, WriteAccess access) throws IOException {
         this.deployments = deployments;
-        this.server = HttpServer.create(new InetSocketAddress(port), 64);
+        this.access = access;
+        this.server = HttpServer.create(new InetSocketAddress(access.bind(), port), 64);
         server.createContext("/", this::handle);
         server.setExecutor(Executors.newFixedThreadPool(4, runnable -> {
             Thread thread = new Thread(runnable, "config-server");
@@ -43,7 +52,7 @@ public class ConfigServer implements AutoCloseable {
             return thread;
         }));
         server.start();
-        log.info("Config server API listening on port " + port);
+        log.info("Config server API listening on " + access.bind().getHostAddress() + ":" + port);
     }
 
     public int port() { return server.getAddress().getPort(); }
@@ -52,6 +61,13 @@ public class ConfigServer implements AutoCloseable {
         try (exchange) {
             String path = exchange.getRequestURI().getPath();
             String method = exchange.getRequestMethod();
+            var refusal = access.check(method, path, exchange.getRemoteAddress().getAddress().getHostAddress(),
+                                       exchange.getRequestHeaders().getFirst("Authorization"));
+            if (refusal.isPresent()) {
+                respond(exchange, refusal.get().status(), error(refusal.get().status() == 401 ? "UNAUTHORIZED" : "FORBIDDEN",
+                                                                refusal.get().message()));
+                return;
+            }
             if (path.equals("/status.html") || path.equals("/state/v1/health")) {
                 respond(exchange, 200, json.createObjectNode().set("status", json.createObjectNode().put("code", "up")));
             }

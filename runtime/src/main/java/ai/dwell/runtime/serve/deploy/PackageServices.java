@@ -34,7 +34,7 @@ public record PackageServices(String containerCluster, int containerPort, List<C
             throw new InvalidApplicationException("dwell's runtime serves exactly one container cluster, this package has " +
                                                   containers.keySet());
         ApplicationContainerCluster container = containers.values().iterator().next();
-        int port = container.getContainers().isEmpty() ? 8080 : container.getContainers().get(0).getSearchPort();
+        int port = containerPort(model);
         List<ContentNodeSpec> nodes = new ArrayList<>();
         for (ContentCluster content : model.getContentClusters().values())
             for (StorageNode node : content.getRootGroup().recursiveGetNodes())
@@ -44,6 +44,12 @@ public record PackageServices(String containerCluster, int containerPort, List<C
         nodes.forEach(node -> hosts.remove(node.host()));
         return new PackageServices(container.getName(), port, List.copyOf(nodes), docprocChains(deployedDir.resolve("services.xml")),
                                    Set.copyOf(hosts));
+    }
+
+    /** The HTTP port of the (one) container cluster. */
+    static int containerPort(VespaModel model) {
+        ApplicationContainerCluster container = model.getContainerClusters().values().iterator().next();
+        return container.getContainers().isEmpty() ? 8080 : container.getContainers().get(0).getSearchPort();
     }
 
     public List<String> contentHosts() {

@@ -39,6 +39,7 @@ public class EngineDocumentAccess extends DocumentAccess {
 
     @Override
     public VisitorSession createVisitorSession(VisitorParameters parameters) throws ParseException {
+        SelectionTypes.requireKnown(parameters.getDocumentSelection(), getDocumentTypeManager());
         return new EngineVisitorSession(backend, parameters);
     }
 

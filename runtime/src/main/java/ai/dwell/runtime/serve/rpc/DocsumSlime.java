@@ -1,11 +1,11 @@
 package ai.dwell.runtime.serve.rpc;
 
+import ai.dwell.runtime.rank.TensorBytes;
 import com.google.protobuf.ByteString;
 import com.yahoo.slime.BinaryFormat;
 import com.yahoo.slime.Cursor;
 import com.yahoo.slime.Slime;
 import com.yahoo.tensor.Tensor;
-import com.yahoo.tensor.serialization.TypedBinaryFormat;
 
 /**
  * Builds the {@code slime_summaries} of a docsum reply, in the shape that
@@ -49,7 +49,7 @@ public final class DocsumSlime {
 
     /** Sets a tensor field, or a tensor in a summary features object, as data holding its typed binary format. */
     public static void setTensor(Cursor object, String name, Tensor tensor) {
-        object.setData(name, TypedBinaryFormat.encode(tensor));
+        object.setData(name, TensorBytes.encode(tensor));
     }
 
 }

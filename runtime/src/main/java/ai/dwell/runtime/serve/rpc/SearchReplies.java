@@ -1,9 +1,9 @@
 package ai.dwell.runtime.serve.rpc;
 
+import ai.dwell.runtime.rank.TensorBytes;
 import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
 import com.google.protobuf.ByteString;
 import com.yahoo.tensor.Tensor;
-import com.yahoo.tensor.serialization.TypedBinaryFormat;
 
 /**
  * Parts of a {@link SearchProtocol.SearchReply} as the container's dispatcher reads them.
@@ -35,7 +35,7 @@ public final class SearchReplies {
 
     /** Returns a match feature value which is a tensor. */
     public static SearchProtocol.Feature feature(Tensor value) {
-        return SearchProtocol.Feature.newBuilder().setTensor(ByteString.copyFrom(TypedBinaryFormat.encode(value))).build();
+        return SearchProtocol.Feature.newBuilder().setTensor(ByteString.copyFrom(TensorBytes.encode(value))).build();
     }
 
     /** Returns a reply with no hits and the given error, which the container adds to the result's errors. */

@@ -1,0 +1,70 @@
+package ai.dwell.runtime.rank;
+
+import com.yahoo.searchlib.rankingexpression.rule.Function;
+
+import java.util.Optional;
+
+/**
+ * exp, log, log10, sqrt, abs, tanh, sigmoid, relu and negation of a number, one loop per function over a
+ * block (as {@link ArithmeticNode}, for the same reason), computed as searchlib's {@link Function} does.
+ */
+final class MathNode extends ScalarNode {
+
+    enum Kind { EXP, LOG, LOG10, SQRT, ABS, TANH, SIGMOID, RELU, NEGATE }
+
+    private final Node argument;
+    private final Kind kind;
+
+    MathNode(Node argument, Kind kind) {
+        this.argument = argument;
+        this.kind = kind;
+    }
+
+    /** The kind computing this searchlib function of one argument, if there is one. */
+    static Optional<Kind> of(Function function) {
+        return Optional.ofNullable(switch (function) {
+            case exp -> Kind.EXP;
+            case log -> Kind.LOG;
+            case log10 -> Kind.LOG10;
+            case sqrt -> Kind.SQRT;
+            case abs, fabs -> Kind.ABS;
+            case tanh -> Kind.TANH;
+            case sigmoid -> Kind.SIGMOID;
+            case relu -> Kind.RELU;
+            default -> null;
+        });
+    }
+
+    @Override double number(int lid) { return apply(kind, argument.number(lid)); }
+
+    @Override void numbers(Batch batch, double[] out) {
+        int n = batch.count();
+        argument.numbers(batch, out);
+        switch (kind) {
+            case EXP -> { for (int k = 0; k < n; k++) out[k] = Math.exp(out[k]); }
+            case LOG -> { for (int k = 0; k < n; k++) out[k] = Math.log(out[k]); }
+            case LOG10 -> { for (int k = 0; k < n; k++) out[k] = Math.log10(out[k]); }
+            case SQRT -> { for (int k = 0; k < n; k++) out[k] = Math.sqrt(out[k]); }
+            case ABS -> { for (int k = 0; k < n; k++) out[k] = Math.abs(out[k]); }
+            case TANH -> { for (int k = 0; k < n; k++) out[k] = Math.tanh(out[k]); }
+            case SIGMOID -> { for (int k = 0; k < n; k++) out[k] = 1.0 / (1.0 + Math.exp(-out[k])); }
+            case RELU -> { for (int k = 0; k < n; k++) out[k] = Math.max(0, out[k]); }
+            case NEGATE -> { for (int k = 0; k < n; k++) out[k] = -out[k]; }
+        }
+    }
+
+    static double apply(Kind kind, double x) {
+        return switch (kind) {
+            case EXP -> Math.exp(x);
+            case LOG -> Math.log(x);
+            case LOG10 -> Math.log10(x);
+            case SQRT -> Math.sqrt(x);
+            case ABS -> Math.abs(x);
+            case TANH -> Math.tanh(x);
+            case SIGMOID -> 1.0 / (1.0 + Math.exp(-x));
+            case RELU -> Math.max(0, x);
+            case NEGATE -> -x;
+        };
+    }
+
+}
