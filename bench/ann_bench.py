@@ -371,6 +371,11 @@ def plot(curves: dict, path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
+def number(value: float, spec: str, unit: str = "") -> str:
+    """A figure for the report; a dash where the curve does not reach it (e.g. never recall 0.95)."""
+    return "—" if np.isnan(value) else f"{value:{spec}}{unit}"
+
+
 def report(curves: dict, meta: dict, out: Path) -> str:
     lines = [f"# ANN: dwell's nearestNeighbor vs FAISS and hnswlib at equal recall", "",
              f"{meta['documents']:,} comments of the `{meta['preset']}` corpus ({meta['distinct']:,} distinct texts), "
@@ -391,7 +396,8 @@ def report(curves: dict, meta: dict, out: Path) -> str:
         best_u = max((p["recall"] for p in c["unfiltered"]), default=float("nan"))
         best_f = max((p["recall"] for p in c["filtered"]), default=float("nan"))
         mem = f"{c['memory'] / 2**20:.1f} MiB" if c.get("memory") else "(as the engine, per content node)"
-        lines.append(f"| {name} | {u:,.0f} | {u / base:.2f}× | {best_u:.3f} | {best_f:.3f} | {f:,.0f} | {mem} |")
+        lines.append(f"| {name} | {number(u, ',.0f')} | {number(u / base, '.2f', '×')} | {number(best_u, '.3f')} | "
+                     f"{number(best_f, '.3f')} | {number(f, ',.0f')} | {mem} |")
     lines += ["", "## Every setting", "", "| contender | case | setting | recall@10 | QPS |", "|---|---|---|---|---|"]
     for name, c in curves.items():
         for kind in ("unfiltered", "filtered"):
