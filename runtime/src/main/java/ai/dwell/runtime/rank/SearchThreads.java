@@ -18,6 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the number, and {@code vespa.matching.minhitsperthread} (else this runtime's default) keeps a
  * query from being split into partitions with fewer matches than that, as proton computes it.
  *
+ * <p>A query may name its own policy with the rank property {@code dwell.threadspersearch} ("adaptive" or a
+ * number; {@code ranking.properties.dwell.threadspersearch=2}), e.g. to compare policies in one benchmark run.
+ *
  * <p>One instance is shared by all the content nodes of a runtime, so that in-flight searches on
  * every node count. Set with {@code DWELL_THREADS_PER_SEARCH}: a number, or {@code adaptive} (the
  * default); {@code DWELL_MIN_HITS_PER_THREAD} sets the default minimum matches per thread.
@@ -29,6 +32,8 @@ public final class SearchThreads implements AutoCloseable {
 
     private static final String THREADS_PER_SEARCH = "vespa.matching.numthreadspersearch";
     private static final String MIN_HITS_PER_THREAD = "vespa.matching.minhitsperthread";
+    /** A query's own policy, in place of the node's: "adaptive" or a number (ranking.properties.dwell.threadspersearch). */
+    static final String QUERY_POLICY = "dwell.threadspersearch";
 
     private final int fixed; // 0: adaptive
     private final int cores;
@@ -106,12 +111,26 @@ public final class SearchThreads implements AutoCloseable {
 
     /** The threads for a query over this many matches with this profile, now. */
     int threadsFor(RankProfile profile, QueryProperties query, int matches) {
-        int wanted = fixed > 0 ? fixed : Math.max(1, cores / Math.max(1, inFlight.get()));
+        int policy = query.string(QUERY_POLICY).map(SearchThreads::queryPolicy).orElse(fixed);
+        int wanted = policy > 0 ? policy : Math.max(1, cores / Math.max(1, inFlight.get()));
         int cap = setting(THREADS_PER_SEARCH, profile, query).orElse(Integer.MAX_VALUE);
         int threads = Math.max(1, Math.min(wanted, cap));
         int minHits = setting(MIN_HITS_PER_THREAD, profile, query).orElse(minHitsPerThread);
         if (threads > 1 && minHits > 0) threads = (int) Math.min(threads, Math.max(1, (matches + (long) minHits - 1) / minHits));
         return Math.max(1, Math.min(threads, matches));
+    }
+
+    private static int queryPolicy(String value) {
+        String policy = value.trim().toLowerCase(Locale.ROOT);
+        if (policy.equals("adaptive")) return 0;
+        try {
+            int threads = Integer.parseInt(policy);
+            if (threads >= 1) return threads;
+        }
+        catch (NumberFormatException e) {
+            // below
+        }
+        throw new IllegalArgumentException(QUERY_POLICY + " must be 'adaptive' or a number of threads, not '" + value + "'");
     }
 
     private static java.util.OptionalInt setting(String name, RankProfile profile, QueryProperties query) {

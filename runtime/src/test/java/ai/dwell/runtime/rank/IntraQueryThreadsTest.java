@@ -161,7 +161,16 @@ public class IntraQueryThreadsTest {
                 assertEquals(4, adaptive.threadsFor(profile, query, 100_000));
             }
         }
+        try (SearchThreads adaptive = SearchThreads.adaptive(4, 0)) {
+            for (int i = 0; i < 10; i++) adaptive.enter();
+            assertEquals(4, adaptive.threadsFor(profile, properties("dwell.threadspersearch", "4"), 100_000), "a query may name a static number");
+            assertEquals(1, adaptive.threadsFor(profile, properties("dwell.threadspersearch", "adaptive"), 100_000));
+            assertEquals(2, adaptive.threadsFor(profile, properties("vespa.matching.numthreadspersearch", "2", "dwell.threadspersearch", "4"), 100_000),
+                         "num-threads-per-search caps what the query names");
+        }
         try (SearchThreads fixed = SearchThreads.fixed(3, 0)) {
+            assertEquals(Runtime.getRuntime().availableProcessors(), fixed.threadsFor(profile, properties("dwell.threadspersearch", "adaptive"), 100_000),
+                         "a query asking for adaptive on an idle node: every core");
             for (int i = 0; i < 10; i++) fixed.enter();
             assertEquals(3, fixed.threadsFor(profile, QueryProperties.none(), 100_000), "a static setting ignores load");
             assertEquals(2, fixed.threadsFor(profile, QueryProperties.none(), 2), "but never more threads than matches");
@@ -205,6 +214,13 @@ public class IntraQueryThreadsTest {
         for (String bad : List.of("0", "many", "-1"))
             assertEquals(IllegalArgumentException.class, org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                                                                                                         () -> SearchThreads.parse(bad, "0")).getClass(), bad);
+    }
+
+    /** Query properties as a query's rank properties (name, value, name, value ...). */
+    private static QueryProperties properties(String... nameValues) {
+        Query query = new Query("?ranking=neural");
+        for (int i = 0; i < nameValues.length; i += 2) query.getRanking().getProperties().put(nameValues[i], nameValues[i + 1]);
+        return QueryProperties.of(DwellPackage.request(query, 10));
     }
 
     /** Searches on every node, asserts every reply equals the one-thread reply, and returns that. */
