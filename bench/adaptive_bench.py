@@ -26,7 +26,7 @@ import collections
 import fcntl
 import json
 import os
-import subprocess
+import signal
 import sys
 import tempfile
 import time
@@ -283,6 +283,7 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true", help="seconds long, to check the tool (CI)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop our runtime on the way out
     if args.smoke:
         args.low_rates, args.high_rates, args.seconds, args.rounds = "5", "20", 2, 1
     low = [float(r) for r in args.low_rates.split(",")]
