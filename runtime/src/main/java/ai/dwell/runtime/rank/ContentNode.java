@@ -217,7 +217,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             RankProgram[] threadPrograms = new RankProgram[threadCount];
             threadPrograms[0] = program;
             for (int t = 1; t < threadCount; t++) {
-                RankProgramCache.Lease threadLease = this.programs.borrow(profile, assets.get(index.name()), index, match::terms, query);
+                RankProgramCache.Lease threadLease = this.programs.borrow(profile, assets.get(index.name()), index, () -> matched, query);
                 leases.add(threadLease);
                 threadPrograms[t] = threadLease.program();
             }
