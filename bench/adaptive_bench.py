@@ -261,7 +261,10 @@ def report(table: dict, low: list[float], high: list[float], args: argparse.Name
         each = " / ".join(f"{x:.0f}" for x in table[name]["sustained_rounds"])
         lines.append(f"| {name} | {s:.0f}/s ({each}) | {s / s1 if s1 else float('nan'):.2f} | {p:.1f} | {p / p1 if p1 else float('nan'):.2f} | "
                      f"{p / floor[top]['throughput'] if floor.get(top, {}).get('throughput') else float('nan'):.2f} |")
-    lines += ["", "## Verdict (computed from the tables above)", ""]
+    lines += ["", "## Verdict (computed from the tables above)", "",
+              f"Read with the noise in mind: {args.rounds} round(s), on a shared machine; at low load a point holds "
+              f"{int(min(low) * (args.seconds - 1))}–{int(max(low) * (args.seconds - 1))} queries a round, so its p99 is one of the few slowest, "
+              "and differences of several percent are within the noise between rounds.", ""]
     static_max = f"static-{CORES}"
     a, s1, sm = table["adaptive"], table["static-1"], table[static_max]
     for rate in [*low, *[r for r in high if all(table[n].get(r, {}).get("error_rate", 1) == 0 for n in POLICIES)]]:
