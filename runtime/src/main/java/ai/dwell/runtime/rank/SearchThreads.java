@@ -49,11 +49,16 @@ public final class SearchThreads implements AutoCloseable {
         this.cores = cores;
         this.minHitsPerThread = Math.max(0, minHitsPerThread);
         int threads = Math.max(fixed, cores);
-        this.executor = threads <= 1 ? null : new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), runnable -> {
-            Thread thread = new Thread(runnable, "dwell-search-partition");
-            thread.setDaemon(true);
-            return thread;
-        });
+        if (threads <= 1) this.executor = null;
+        else {
+            ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), runnable -> {
+                Thread thread = new Thread(runnable, "dwell-search-partition");
+                thread.setDaemon(true);
+                return thread;
+            });
+            pool.allowCoreThreadTimeOut(true); // no threads kept where queries do not split (e.g. a node on one thread per query)
+            this.executor = pool;
+        }
         this.runner = new PartitionRunner(executor);
     }
 
