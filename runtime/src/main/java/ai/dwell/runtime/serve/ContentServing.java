@@ -2,6 +2,7 @@ package ai.dwell.runtime.serve;
 
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.rank.ContentNode;
+import ai.dwell.runtime.rank.SearchThreads;
 import ai.dwell.runtime.serve.deploy.PackageServices;
 import ai.dwell.runtime.serve.rpc.ProtonRpcServer;
 import com.yahoo.document.Document;
@@ -32,6 +33,7 @@ public class ContentServing implements AutoCloseable {
     private record Node(String cluster, ContentNode engine, ReadinessGate gate, ProtonRpcServer server) {}
 
     private final List<Node> nodes = new ArrayList<>();
+    private final SearchThreads searchThreads = SearchThreads.fromEnvironment();
     private final Map<String, ContentClusterConfig> clusters;
 
     public ContentServing(VespaModel model, PackageServices services, Map<String, ContentClusterConfig> clusters) {
@@ -41,10 +43,11 @@ public class ContentServing implements AutoCloseable {
                 DispatchNodesConfig dispatch = model.getConfig(DispatchNodesConfig.class,
                                                                services.containerCluster() + "/component/dispatcher." + cluster);
                 for (DispatchNodesConfig.Node spec : dispatch.node()) {
-                    ContentNode engine = new ContentNode(clusters.get(cluster), spec.key());
+                    ContentNode engine = new ContentNode(clusters.get(cluster), spec.key(), searchThreads);
                     ReadinessGate gate = new ReadinessGate(engine);
                     nodes.add(new Node(cluster, engine, gate, new ProtonRpcServer(gate, spec.host(), spec.port())));
-                    log.info("Content node " + spec.key() + " of '" + cluster + "' listening on " + spec.host() + ":" + spec.port());
+                    log.info("Content node " + spec.key() + " of '" + cluster + "' listening on " + spec.host() + ":" + spec.port()
+                             + ", threads per search: " + searchThreads.policy());
                 }
             }
         }
@@ -134,6 +137,7 @@ public class ContentServing implements AutoCloseable {
             node.engine().close();
         }
         nodes.clear();
+        searchThreads.close();
     }
 
 }
