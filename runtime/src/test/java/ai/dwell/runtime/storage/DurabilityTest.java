@@ -10,6 +10,8 @@ import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Optional;
@@ -136,9 +138,29 @@ class DurabilityTest {
         assertTrue(e.getMessage().contains("checksum mismatch"), e.getMessage());
     }
 
+    /**
+     * Copies the store's files as a crash would leave them. The store may delete a segment a snapshot
+     * covers while the copy runs; then the copy starts over, so that every file listed was copied.
+     */
     private static void copy(Path from, Path to) {
-        try (Stream<Path> files = Files.list(from)) {
-            for (Path file : files.toList()) Files.copy(file, to.resolve(file.getFileName()));
+        for (int attempt = 0; ; attempt++) {
+            try (Stream<Path> files = Files.list(from)) {
+                for (Path file : files.toList()) Files.copy(file, to.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+                return;
+            }
+            catch (NoSuchFileException e) {
+                if (attempt == 10) throw new UncheckedIOException(e);
+                deleteFiles(to);
+            }
+            catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    private static void deleteFiles(Path directory) {
+        try (Stream<Path> files = Files.list(directory)) {
+            for (Path file : files.toList()) Files.delete(file);
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);
