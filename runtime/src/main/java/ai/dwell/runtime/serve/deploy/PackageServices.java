@@ -46,9 +46,16 @@ public record PackageServices(String containerCluster, int containerPort, List<C
                                    Set.copyOf(hosts));
     }
 
-    /** The HTTP port of the (one) container cluster. */
+    /**
+     * The HTTP port of the (one) container cluster: its first server's when services.xml has an http
+     * element (as the runtime's working copy has), else the container's default.
+     */
     static int containerPort(VespaModel model) {
         ApplicationContainerCluster container = model.getContainerClusters().values().iterator().next();
+        if (container.getHttp() != null) {
+            var connectors = container.getHttp().getHttpServer().map(server -> server.getConnectorFactories()).orElse(List.of());
+            if ( ! connectors.isEmpty()) return connectors.get(0).getListenPort();
+        }
         return container.getContainers().isEmpty() ? 8080 : container.getContainers().get(0).getSearchPort();
     }
 
