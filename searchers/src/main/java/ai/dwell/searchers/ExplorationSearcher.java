@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.yahoo.component.annotation.Inject;
 import com.yahoo.component.chain.dependencies.After;
 import com.yahoo.component.chain.dependencies.Before;
+import com.yahoo.component.chain.dependencies.Provides;
 import com.yahoo.processing.request.CompoundName;
 import com.yahoo.search.Query;
 import com.yahoo.search.Result;
@@ -34,9 +35,12 @@ import java.util.UUID;
  * query_id to name the impression; otherwise a random id is made. Both come back as root fields.
  * Each shown hit gets the fields position and step_propensity.
  */
+@Provides(ExplorationSearcher.EXPLORATION)
 @After(RankingModelSearcher.MODEL_WEIGHTS)
 @Before(PhaseNames.BLENDED_RESULT)
 public class ExplorationSearcher extends Searcher implements AutoCloseable {
+
+    public static final String EXPLORATION = "Exploration";
 
     public static final CompoundName RATE = CompoundName.from("exploration.rate");
     public static final CompoundName TEMPERATURE = CompoundName.from("exploration.temperature");

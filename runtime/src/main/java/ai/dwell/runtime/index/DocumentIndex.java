@@ -180,10 +180,22 @@ public final class DocumentIndex {
             case FLOAT -> new NumericAttribute(config.name(), NumericAttribute.Kind.FLOAT, fastSearch);
             case DOUBLE -> new NumericAttribute(config.name(), NumericAttribute.Kind.DOUBLE, fastSearch);
             case STRING -> new StringAttribute(config.name(), config.match() == AttributesConfig.Attribute.Match.CASED, fastSearch);
-            case TENSOR -> new TensorAttribute(config.name(), TensorType.fromSpec(config.tensortype()));
+            case TENSOR -> tensorAttribute(config);
             case REFERENCE -> new ReferenceAttribute(config.name(), referenceTarget(config.name()));
             default -> throw new IllegalArgumentException("Attribute '" + config.name() + "' of '" + type.getName() + "': data type " + config.datatype() + " is not supported");
         };
+    }
+
+    /** A tensor attribute; a dense vector attribute also gets a vector index, with an HNSW graph when the schema declares one. */
+    private static TensorAttribute tensorAttribute(AttributesConfig.Attribute config) {
+        TensorType tensorType = TensorType.fromSpec(config.tensortype());
+        if ( ! TensorAttribute.isVector(tensorType)) return new TensorAttribute(config.name(), tensorType);
+        var hnsw = config.index().hnsw();
+        NearestNeighborIndex vectors = new NearestNeighborIndex(
+                (int) tensorType.dimensions().get(0).size().get().longValue(),
+                DistanceMetric.of(config),
+                hnsw.enabled() ? new NearestNeighborIndex.HnswSettings(hnsw.maxlinkspernode(), hnsw.neighborstoexploreatinsert()) : null);
+        return new TensorAttribute(config.name(), tensorType, vectors);
     }
 
     private String referenceTarget(String field) {

@@ -5,6 +5,7 @@ import com.yahoo.document.DocumentType;
 import com.yahoo.document.DocumentTypeManager;
 import com.yahoo.document.DocumentUpdate;
 import com.yahoo.language.Linguistics;
+import com.yahoo.language.process.Embedder;
 import com.yahoo.vespa.configdefinition.IlscriptsConfig;
 import com.yahoo.vespa.indexinglanguage.ScriptParserContext;
 import com.yahoo.vespa.indexinglanguage.expressions.Expression;
@@ -33,8 +34,16 @@ public final class IndexingScripts {
     private final Map<String, ScriptExpression> scripts = new HashMap<>();
 
     public IndexingScripts(IlscriptsConfig config, DocumentTypeManager types, Linguistics linguistics) {
+        this(config, types, linguistics, Map.of());
+    }
+
+    /**
+     * @param embedders the container's embedder components by id, for the {@code embed} expressions
+     *                  (as Vespa's IndexingProcessor gets them injected)
+     */
+    public IndexingScripts(IlscriptsConfig config, DocumentTypeManager types, Linguistics linguistics, Map<String, Embedder> embedders) {
         this.types = types;
-        ScriptParserContext context = new ScriptParserContext(linguistics, Map.of(), Map.of(), Map.of());
+        ScriptParserContext context = new ScriptParserContext(linguistics, Map.of(), embedders, Map.of());
         context.getAnnotatorConfig().setMaxTermOccurrences(config.maxtermoccurrences());
         context.getAnnotatorConfig().setMaxTokenizeLength(config.fieldmatchmaxlength());
         for (IlscriptsConfig.Ilscript ilscript : config.ilscript()) {
@@ -74,6 +83,12 @@ public final class IndexingScripts {
     }
 
     public DocumentTypeManager documentTypes() { return types; }
+
+    /** Whether any statement embeds (and so needs the container's embedders, which exist once it runs). */
+    public static boolean usesEmbedders(IlscriptsConfig config) {
+        return config.ilscript().stream().flatMap(script -> script.content().stream())
+                     .anyMatch(statement -> statement.matches("(?s).*\\bembed\\b.*"));
+    }
 
     private static StatementExpression parse(DocumentType type, ScriptParserContext context, String content) {
         try {

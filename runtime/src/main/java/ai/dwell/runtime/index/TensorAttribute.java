@@ -2,40 +2,65 @@ package ai.dwell.runtime.index;
 
 import com.yahoo.document.datatypes.FieldValue;
 import com.yahoo.document.datatypes.TensorFieldValue;
+import com.yahoo.tensor.IndexedTensor;
 import com.yahoo.tensor.Tensor;
 import com.yahoo.tensor.TensorType;
 
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.Optional;
 
-/** A tensor attribute: one tensor per local id (an empty tensor of the type when unset, as Vespa reads it). */
+/**
+ * A tensor attribute: one tensor per local id (an empty tensor of the type when unset, as Vespa reads it).
+ * A dense one-dimensional attribute also keeps its vectors for nearestNeighbor ({@link NearestNeighborIndex}).
+ */
 public final class TensorAttribute extends Attribute {
 
     private final TensorType type;
     private final Tensor empty;
+    private final NearestNeighborIndex nearestNeighbors;
     private Tensor[] tensors = new Tensor[0];
 
-    public TensorAttribute(String name, TensorType type) {
+    public TensorAttribute(String name, TensorType type) { this(name, type, null); }
+
+    /** @param nearestNeighbors the vector index of a dense one-dimensional attribute, or null */
+    public TensorAttribute(String name, TensorType type, NearestNeighborIndex nearestNeighbors) {
         super(name);
         this.type = type;
         this.empty = Tensor.Builder.of(type).build();
+        this.nearestNeighbors = nearestNeighbors;
     }
 
     public TensorType type() { return type; }
 
+    /** The vector index for nearestNeighbor, if this is a dense one-dimensional attribute. */
+    public Optional<NearestNeighborIndex> nearestNeighbors() { return Optional.ofNullable(nearestNeighbors); }
+
+    /** Whether the type is a vector: one indexed dimension of known size. */
+    public static boolean isVector(TensorType type) {
+        return type.rank() == 1 && type.dimensions().get(0).isIndexed() && type.dimensions().get(0).size().isPresent();
+    }
+
     @Override
     public void set(int lid, FieldValue value) {
-        clear(lid);
-        if (value == null) return;
+        if (value == null) {
+            clear(lid);
+            return;
+        }
         if ( ! (value instanceof TensorFieldValue tensorValue))
             throw new IllegalArgumentException("Attribute '" + name() + "' takes tensors, got " + value.getDataType().getName());
         if (lid >= tensors.length) tensors = Arrays.copyOf(tensors, grow(tensors.length, lid));
-        tensors[lid] = tensorValue.getTensor().orElse(null);
+        Tensor tensor = tensorValue.getTensor().orElse(null);
+        tensors[lid] = tensor;
+        if (nearestNeighbors == null) return;
+        if (tensor == null) nearestNeighbors.clear(lid);
+        else nearestNeighbors.set(lid, vector(tensor, nearestNeighbors.dimensions()));
     }
 
     @Override
     public void clear(int lid) {
         if (lid < tensors.length) tensors[lid] = null;
+        if (nearestNeighbors != null) nearestNeighbors.clear(lid);
     }
 
     /** The tensor for ranking: an empty tensor of the attribute's type when unset. */
@@ -56,6 +81,15 @@ public final class TensorAttribute extends Attribute {
     @Override
     public void matchRange(double low, boolean lowInclusive, double high, boolean highInclusive, BitSet candidates, BitSet result) {
         throw new IllegalArgumentException("Range on tensor attribute '" + name() + "' is not supported");
+    }
+
+    /** The cells of a dense vector tensor as floats. */
+    public static float[] vector(Tensor tensor, int dimensions) {
+        if ( ! (tensor instanceof IndexedTensor indexed) || indexed.size() != dimensions)
+            throw new IllegalArgumentException("Expected a dense vector of " + dimensions + " cells, got " + tensor.type());
+        float[] vector = new float[dimensions];
+        for (int i = 0; i < dimensions; i++) vector[i] = (float) indexed.get(i);
+        return vector;
     }
 
 }

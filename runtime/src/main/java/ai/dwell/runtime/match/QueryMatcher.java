@@ -19,7 +19,9 @@ import java.util.Optional;
  *
  * Supported items: TRUE, FALSE, AND, OR, AND_NOT, RANK, WEAK_AND (WAND with targetHits, see {@link WeakAnd}), word, exact-string, integer and floating-point
  * terms (on attributes and indexes, numeric terms may be ranges "[a;b]", "&lt;a", "&gt;a"), integer and
- * floating-point ranges (without range limits), PHRASE on indexed fields, STRING_IN and NUMERIC_IN.
+ * floating-point ranges (without range limits), PHRASE on indexed fields, STRING_IN and NUMERIC_IN, and
+ * NEAREST_NEIGHBOR on dense vector attributes, searched among what the rest of the query allows
+ * ({@link NearestNeighborMatcher}).
  * Anything else throws {@link UnsupportedQueryException} naming the item.
  */
 public final class QueryMatcher {
@@ -27,18 +29,26 @@ public final class QueryMatcher {
     private final DocumentIndex index;
     private final BitSet active;
     private final List<QueryTerm> terms = new ArrayList<>();
+    private final List<NearestNeighborTerm> nearestNeighbors = new ArrayList<>();
+    private final QueryContext query;
 
-    private QueryMatcher(DocumentIndex index) {
+    private QueryMatcher(DocumentIndex index, QueryContext query) {
         this.index = index;
         this.active = (BitSet) index.active().clone();
+        this.query = query;
     }
 
     /** Matches the query against the index. Call under the index's read lock. */
     public static MatchResult match(DocumentIndex index, SearchProtocol.QueryTree tree) {
-        QueryMatcher matcher = new QueryMatcher(index);
+        return match(index, tree, QueryContext.NONE);
+    }
+
+    /** Matches the query against the index, with the request's query tensors and properties. Call under the index's read lock. */
+    public static MatchResult match(DocumentIndex index, SearchProtocol.QueryTree tree, QueryContext query) {
+        QueryMatcher matcher = new QueryMatcher(index, query);
         BitSet hits = tree.hasRoot() ? matcher.evaluate(tree.getRoot(), true) : (BitSet) matcher.active.clone();
         hits.and(matcher.active);
-        return new MatchResult(hits, matcher.terms);
+        return new MatchResult(hits, matcher.terms, matcher.nearestNeighbors);
     }
 
     private BitSet evaluate(QueryTreeItem item, boolean ranked) { return evaluate(item, ranked, active); }
@@ -64,21 +74,40 @@ public final class QueryMatcher {
             case ITEM_FLOATING_POINT_RANGE_TERM -> floatRange(item.getItemFloatingPointRangeTerm());
             case ITEM_PHRASE -> phrase(item.getItemPhrase(), ranked);
             case ITEM_STRING_IN -> in(item.getItemStringIn().getProperties(), item.getItemStringIn().getWordsList());
+            case ITEM_NEAREST_NEIGHBOR -> nearestNeighbor(item.getItemNearestNeighbor(), candidates);
             case ITEM_NUMERIC_IN -> in(item.getItemNumericIn().getProperties(), item.getItemNumericIn().getNumbersList().stream().map(String::valueOf).toList());
             default -> throw new UnsupportedQueryException("Query item " + item.getItemCase().name().toLowerCase(Locale.ROOT).replaceFirst("^item_", "")
                                                            + " is not supported by this content engine");
         };
     }
 
-    /** AND, with weakAnd children evaluated last, among the documents the other children allow. */
+    /**
+     * AND, with weakAnd and nearestNeighbor children evaluated last, among the documents the other
+     * children allow (so a nearestNeighbor finds its targetHits within the filter, as proton's global filter).
+     */
     private BitSet and(List<QueryTreeItem> children, boolean ranked, BitSet candidates) {
         if (children.isEmpty()) return new BitSet();
         BitSet result = (BitSet) candidates.clone();
         for (QueryTreeItem child : children)
-            if (child.getItemCase() != QueryTreeItem.ItemCase.ITEM_WEAK_AND) result.and(evaluate(child, ranked, result));
+            if ( ! evaluatedLast(child)) result.and(evaluate(child, ranked, result));
         for (QueryTreeItem child : children)
             if (child.getItemCase() == QueryTreeItem.ItemCase.ITEM_WEAK_AND) result.and(weakAnd(child.getItemWeakAnd(), ranked, result));
+        BitSet filter = (BitSet) result.clone();
+        for (QueryTreeItem child : children)
+            if (child.getItemCase() == QueryTreeItem.ItemCase.ITEM_NEAREST_NEIGHBOR) result.and(nearestNeighbor(child.getItemNearestNeighbor(), filter));
         return result;
+    }
+
+    private static boolean evaluatedLast(QueryTreeItem item) {
+        return item.getItemCase() == QueryTreeItem.ItemCase.ITEM_WEAK_AND || item.getItemCase() == QueryTreeItem.ItemCase.ITEM_NEAREST_NEIGHBOR;
+    }
+
+    private BitSet nearestNeighbor(SearchProtocol.ItemNearestNeighbor item, BitSet candidates) {
+        BitSet allowed = (BitSet) candidates.clone();
+        allowed.and(active);
+        NearestNeighborMatcher.Matched matched = NearestNeighborMatcher.match(index, item, allowed, active, query);
+        nearestNeighbors.add(matched.term());
+        return matched.hits();
     }
 
     private BitSet weakAnd(SearchProtocol.ItemWeakAnd weakAnd, boolean ranked, BitSet candidates) {

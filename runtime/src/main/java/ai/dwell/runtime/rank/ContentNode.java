@@ -180,7 +180,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             }
             RankProfile profile = assets.get(index.name()).profile(profileName).get();
             long matchStart = System.nanoTime();
-            MatchResult match = QueryMatcher.match(index, request.getQueryTree());
+            MatchResult match = QueryMatcher.match(index, request.getQueryTree(), NearestNeighborContext.of(query, profile));
             if (trace != null) trace.phase(index.name(), "match", matchStart, match.hits().cardinality() + " hits");
             BitSet hits = match.hits();
             UnsupportedSettings.check(profile, query);
@@ -195,7 +195,8 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             }
             total += hits.cardinality();
             long compileStart = System.nanoTime();
-            RankProgramCache.Lease lease = this.programs.borrow(profile, assets.get(index.name()), index, match::terms, query);
+            MatchResult matched = match;
+            RankProgramCache.Lease lease = this.programs.borrow(profile, assets.get(index.name()), index, () -> matched, query);
             leases.add(lease);
             RankProgram program = lease.program();
             if (trace != null) trace.phase(index.name(), "rank program", compileStart, lease.cached() ? "cached" : "compiled");
@@ -307,7 +308,8 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
         return new DocsumWriter.FeatureSource() {
             private RankProgram program() {
                 return programs.computeIfAbsent(index.name(), name -> ContentNode.this.programs.borrow(
-                        profile.get(), assets.get(name), index, () -> QueryMatcher.match(index, request.getQueryTree()).terms(), query)).program();
+                        profile.get(), assets.get(name), index,
+                        () -> QueryMatcher.match(index, request.getQueryTree(), NearestNeighborContext.of(query, profile.get())), query)).program();
             }
             @Override public List<RankProgram.OutputFeature> summaryFeatures() { return program().summaryFeatures(); }
             @Override public List<RankProgram.OutputFeature> matchFeatures() { return program().matchFeatures(); }

@@ -5,6 +5,7 @@ import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.index.StringAttribute;
 import ai.dwell.runtime.index.TensorAttribute;
 import ai.dwell.runtime.index.TextIndex;
+import ai.dwell.runtime.match.NearestNeighborTerm;
 import ai.dwell.runtime.match.QueryTerm;
 import com.yahoo.searchlib.rankingexpression.evaluation.DoubleValue;
 import com.yahoo.searchlib.rankingexpression.evaluation.MapContext;
@@ -56,6 +57,7 @@ final class ExpressionCompiler {
     private final RankAssets assets;
     private final DocumentIndex index;
     private final List<QueryTerm> terms;
+    private final List<NearestNeighborTerm> nearestNeighbors;
     private final QueryProperties query;
     private final Map<String, Node> features = new HashMap<>();
     private final Set<String> compiling = new HashSet<>();
@@ -69,10 +71,16 @@ final class ExpressionCompiler {
     private long clockSecond = -1;
 
     ExpressionCompiler(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms, QueryProperties query) {
+        this(profile, assets, index, terms, List.of(), query);
+    }
+
+    ExpressionCompiler(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms,
+                       List<NearestNeighborTerm> nearestNeighbors, QueryProperties query) {
         this.profile = profile;
         this.assets = assets;
         this.index = index;
         this.terms = terms;
+        this.nearestNeighbors = nearestNeighbors;
         this.query = query;
     }
 
@@ -131,6 +139,7 @@ final class ExpressionCompiler {
                                                   doubleProperty("bm25(" + feature.argument() + ").k1", 1.2),
                                                   doubleProperty("bm25(" + feature.argument() + ").b", 0.75));
             case "nativeRank" -> nativeRank(feature);
+            case "closeness", "distance" -> termsRead(NearestNeighborFeatures.of(feature, index, nearestNeighbors, query));
             case "firstPhase" -> firstPhase;
             case "onnx", "onnxModel" -> onnx(feature);
             default -> throw unsupported(feature.arguments().isEmpty() && feature.output() == null
@@ -190,7 +199,7 @@ final class ExpressionCompiler {
         return clockSecond;
     }
 
-    /** Whether what was compiled so far depends on the query terms (text features). */
+    /** Whether what was compiled so far depends on the query terms (text features, nearest-neighbor closeness). */
     boolean readsTerms() { return readsTerms; }
 
     /** The clock second now was taken from, if a compiled node uses the clock's now. */

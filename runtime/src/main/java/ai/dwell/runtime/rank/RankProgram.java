@@ -1,6 +1,7 @@
 package ai.dwell.runtime.rank;
 
 import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.match.NearestNeighborTerm;
 import ai.dwell.runtime.match.QueryTerm;
 
 import java.util.ArrayList;
@@ -22,15 +23,20 @@ final class RankProgram {
     private final Node secondPhase;
 
     RankProgram(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms, QueryProperties query) {
+        this(profile, assets, index, terms, List.of(), query);
+    }
+
+    RankProgram(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms,
+                List<NearestNeighborTerm> nearestNeighbors, QueryProperties query) {
         this.profile = profile;
-        this.compiler = new ExpressionCompiler(profile, assets, index, terms, query);
+        this.compiler = new ExpressionCompiler(profile, assets, index, terms, nearestNeighbors, query);
         this.firstPhase = compiler.compile(profile.firstPhase());
         this.secondPhase = profile.secondPhase().map(compiler::compile).orElse(null);
     }
 
     RankProfile profile() { return profile; }
 
-    /** Whether the program depends on the query terms it was compiled with (text features). */
+    /** Whether the program depends on the query terms it was compiled with (text features, closeness). */
     boolean readsTerms() { return compiler.readsTerms(); }
 
     /** The clock second the program's now was taken from, if it uses the clock. */

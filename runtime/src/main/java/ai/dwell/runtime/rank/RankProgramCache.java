@@ -1,7 +1,7 @@
 package ai.dwell.runtime.rank;
 
 import ai.dwell.runtime.index.DocumentIndex;
-import ai.dwell.runtime.match.QueryTerm;
+import ai.dwell.runtime.match.MatchResult;
 
 import java.util.ArrayDeque;
 import java.util.Iterator;
@@ -59,9 +59,10 @@ final class RankProgramCache {
 
     /**
      * A program of the profile for this query over the index: an idle cached one compiled for the same
-     * query values, else a newly compiled one. The terms are asked for only when a program is compiled.
+     * query values, else a newly compiled one. The match (its terms and nearest-neighbor terms) is asked for only
+     * when a program is compiled.
      */
-    Lease borrow(RankProfile profile, RankAssets assets, DocumentIndex index, Supplier<List<QueryTerm>> terms, QueryProperties query) {
+    Lease borrow(RankProfile profile, RankAssets assets, DocumentIndex index, Supplier<MatchResult> match, QueryProperties query) {
         Signatures signatures = byProfile.computeIfAbsent(index.name() + "\u0000" + profile.name(), k -> new Signatures());
         long second = System.currentTimeMillis() / 1000;
         Optional<Taken> idle = signatures.take(query, second);
@@ -71,7 +72,8 @@ final class RankProgramCache {
         }
         compiles.incrementAndGet();
         QueryProperties recorded = query.recordingReads();
-        RankProgram program = new RankProgram(profile, assets, index, terms.get(), recorded);
+        MatchResult matched = match.get();
+        RankProgram program = new RankProgram(profile, assets, index, matched.terms(), matched.nearestNeighbors(), recorded);
         if (program.readsTerms() || ! program.compileOutputs()) return new Lease(program, null, false);
         Entry entry = signatures.entryFor(new Signature(query, recorded.reads(), program.clockSecond().orElse(-1L)));
         return new Lease(program, entry, false);

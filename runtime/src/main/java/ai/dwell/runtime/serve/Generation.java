@@ -1,6 +1,7 @@
 package ai.dwell.runtime.serve;
 
 import ai.dwell.runtime.serve.container.ContainerHost;
+import ai.dwell.runtime.serve.container.PackageEmbedders;
 import ai.dwell.runtime.serve.feed.IndexFollower;
 import ai.dwell.runtime.storage.DocumentStore;
 import ai.dwell.runtime.serve.deploy.PackageServices;
@@ -21,17 +22,19 @@ import java.util.List;
  * @param content      the content nodes
  * @param store        the document store the content nodes follow
  * @param follower     what keeps them following it
+ * @param embedders    the package's embedders the follower indexes with, or null when it uses the container's
  * @param log          what Vespa logged while building the model
  */
 public record Generation(long sessionId, Path deployedDir, VespaModel model, PackageServices services,
                          ContainerHost container, ContentServing content, DocumentStore store,
-                         IndexFollower follower, List<String> log) implements AutoCloseable {
+                         IndexFollower follower, PackageEmbedders embedders, List<String> log) implements AutoCloseable {
 
     @Override
     public void close() {
         store.removeListener(follower);
         container.close();
         content.close();
+        if (embedders != null) embedders.close();
     }
 
 }

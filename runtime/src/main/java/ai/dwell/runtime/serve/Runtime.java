@@ -9,7 +9,9 @@ import ai.dwell.runtime.serve.documentapi.DocumentAccesses;
 import ai.dwell.runtime.serve.feed.DocprocRoute;
 import ai.dwell.runtime.serve.feed.FeedPipeline;
 import ai.dwell.runtime.serve.feed.IndexFollower;
+import ai.dwell.runtime.serve.feed.CachingEmbedder;
 import ai.dwell.runtime.serve.feed.StoreSink;
+import com.yahoo.language.process.Embedder;
 import ai.dwell.runtime.storage.DocumentStore;
 import com.yahoo.document.DocumentTypeManager;
 import com.yahoo.document.config.DocumentmanagerConfig;
@@ -17,6 +19,7 @@ import com.yahoo.vespa.configdefinition.IlscriptsConfig;
 import com.yahoo.vespa.model.VespaModel;
 import ai.dwell.runtime.serve.container.ContainerHost;
 import ai.dwell.runtime.serve.container.LocalHosts;
+import ai.dwell.runtime.serve.container.PackageEmbedders;
 import ai.dwell.runtime.serve.container.PackageLinguistics;
 import com.yahoo.language.Linguistics;
 import ai.dwell.runtime.serve.deploy.ApplicationArchive;
@@ -50,6 +53,8 @@ public class Runtime implements Deployments, AutoCloseable {
 
     private final DataDirectory data;
     private final LocalHosts hosts;
+    /** Texts whose embeddings indexing remembers (see CachingEmbedder): about 0.2 GB of 384-float vectors at most. */
+    private static final int EMBEDDING_CACHE_SIZE = Integer.getInteger("dwell.embeddingCacheSize", 100_000);
     private static final String INDEXING_PROCESSOR = "/docprocchains/chain/indexing/component/com.yahoo.docprocs.indexing.IndexingProcessor";
 
     private Generation active;
@@ -151,31 +156,48 @@ public class Runtime implements Deployments, AutoCloseable {
         ContentServing content = new ContentServing(model, services, clusters);
         ContainerHost container = null;
         IndexFollower follower = null;
+        PackageEmbedders packageEmbedders = null;
         try {
             Optional<Linguistics> linguistics = PackageLinguistics.of(model, services.containerCluster());
-            if (linguistics.isPresent()) {
+            // Statements that embed need the package's embedders: made here when Vespa's own kinds, else the container's
+            boolean embeds = IndexingScripts.usesEmbedders(indexingScripts);
+            if (linguistics.isPresent() && embeds) {
+                packageEmbedders = PackageEmbedders.of(model, services.containerCluster(), served).orElse(null);
+                follower = packageEmbedders == null ? null : indexBeforeContainer(indexingScripts, types, linguistics.get(), packageEmbedders, content);
+                if (follower == null && packageEmbedders != null) { packageEmbedders.close(); packageEmbedders = null; }
+            }
+            else if (linguistics.isPresent()) {
                 follower = new IndexFollower(new IndexingScripts(indexingScripts, types, linguistics.get()), content);
+            }
+            if (follower != null) {
+                long indexingStart = System.nanoTime();
                 documents.subscribe(follower);
                 content.setReady();
+                log.info("Indexed " + documents.documentCount() + " documents before the container started, in " +
+                         (System.nanoTime() - indexingStart) / 1_000_000 + " ms");
             }
             container = ContainerHost.start(served, services.containerCluster());
             pipeline.route(new DocprocRoute(services.docprocChainOfType().isEmpty() ? null : container.jdisc().documentProcessing(),
                                             services.docprocChainOfType()));
             if (follower == null) {
-                follower = new IndexFollower(new IndexingScripts(indexingScripts, types, container.linguistics()), content);
+                Map<String, Embedder> embedders = CachingEmbedder.wrap(container.embedders(), EMBEDDING_CACHE_SIZE);
+                follower = new IndexFollower(new IndexingScripts(indexingScripts, types, linguistics.orElseGet(container::linguistics), embedders), content);
+                long indexingStart = System.nanoTime();
                 documents.subscribe(follower);
+                log.info("Indexed " + documents.documentCount() + " documents with the container's embedders " + embedders.keySet() +
+                         " in " + (System.nanoTime() - indexingStart) / 1_000_000 + " ms");
             }
             if ( ! content.awaitReady(Duration.ofSeconds(30)))
                 log.warning("The container has not reached every content node 30 s after start");
-            active = new Generation(session, deployedDir, model, services, container, content, documents, follower, built.log());
+            active = new Generation(session, deployedDir, model, services, container, content, documents, follower, packageEmbedders, built.log());
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            abandon(documents, follower, container, content);
+            abandon(documents, follower, container, content, packageEmbedders);
             throw new IllegalStateException("Interrupted while activating session " + session, e);
         }
         catch (RuntimeException e) {
-            abandon(documents, follower, container, content);
+            abandon(documents, follower, container, content, packageEmbedders);
             throw e;
         }
         data.setActive(session);
@@ -185,10 +207,28 @@ public class Runtime implements Deployments, AutoCloseable {
     }
 
     /** Stops what a failed activation started. */
-    private static void abandon(DocumentStore documents, IndexFollower follower, ContainerHost container, ContentServing content) {
+    private static void abandon(DocumentStore documents, IndexFollower follower, ContainerHost container, ContentServing content,
+                                PackageEmbedders embedders) {
         if (follower != null) documents.removeListener(follower);
         if (container != null) container.close();
         content.close();
+        if (embedders != null) embedders.close();
+    }
+
+    /**
+     * What indexes the content nodes with the package's own embedders, or null if the indexing
+     * statements name an embedder those are not (one only the container makes).
+     */
+    private static IndexFollower indexBeforeContainer(IlscriptsConfig indexingScripts, DocumentTypeManager types, Linguistics linguistics,
+                                                      PackageEmbedders embedders, ContentServing content) {
+        try {
+            var scripts = new IndexingScripts(indexingScripts, types, linguistics, CachingEmbedder.wrap(embedders.byId(), EMBEDDING_CACHE_SIZE));
+            return new IndexFollower(scripts, content);
+        }
+        catch (IllegalArgumentException | IllegalStateException e) {
+            log.info("Indexing waits for the container's embedders: " + e.getMessage());
+            return null;
+        }
     }
 
     /**

@@ -12,6 +12,9 @@ import com.yahoo.config.model.deploy.TestProperties;
 import com.yahoo.container.QrSearchersConfig;
 import com.yahoo.document.DocumentTypeManager;
 import com.yahoo.language.simple.SimpleLinguistics;
+import com.yahoo.language.process.Embedder;
+import ai.dwell.runtime.serve.container.PackageEmbedders;
+import ai.dwell.runtime.serve.feed.CachingEmbedder;
 import com.yahoo.search.Query;
 import com.yahoo.vespa.configdefinition.IlscriptsConfig;
 import com.yahoo.vespa.model.VespaModel;
@@ -59,7 +62,22 @@ public final class DwellPackage {
 
     public static IndexingScripts indexing(ContentClusterConfig cluster) {
         IlscriptsConfig scripts = model().getConfig(IlscriptsConfig.class, "dwell_container/docprocchains/chain/indexing/component/com.yahoo.docprocs.indexing.IndexingProcessor");
-        return new IndexingScripts(scripts, new DocumentTypeManager(cluster.documentManager()), new SimpleLinguistics());
+        return new IndexingScripts(scripts, new DocumentTypeManager(cluster.documentManager()), new SimpleLinguistics(), embedders());
+    }
+
+    private static Map<String, Embedder> embedders;
+
+    /**
+     * The package's embedder, Vespa's HuggingFaceEmbedder made as the runtime makes it from the model
+     * (services.xml's component minilm, model paths resolved to the package's files), behind the runtime's cache.
+     */
+    public static synchronized Map<String, Embedder> embedders() {
+        if (embedders == null) {
+            PackageEmbedders made = PackageEmbedders.of(model(), "dwell_container", dir())
+                    .orElseThrow(() -> new IllegalStateException("the runtime makes no embedders for dwell's package"));
+            embedders = CachingEmbedder.wrap(made.byId(), 10_000);
+        }
+        return embedders;
     }
 
     /** The search request the Java dispatcher would send for this query, by container-search's own serialization. */

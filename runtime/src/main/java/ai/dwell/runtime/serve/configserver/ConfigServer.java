@@ -64,6 +64,7 @@ public class ConfigServer implements AutoCloseable {
             var refusal = access.check(method, path, exchange.getRemoteAddress().getAddress().getHostAddress(),
                                        exchange.getRequestHeaders().getFirst("Authorization"));
             if (refusal.isPresent()) {
+                discardBody(exchange);
                 respond(exchange, refusal.get().status(), error(refusal.get().status() == 401 ? "UNAUTHORIZED" : "FORBIDDEN",
                                                                 refusal.get().message()));
                 return;
@@ -140,6 +141,17 @@ public class ConfigServer implements AutoCloseable {
 
     private static ObjectNode error(String code, String message) {
         return json.createObjectNode().put("error-code", code).put("message", message);
+    }
+
+    /**
+     * Reads what is left of a refused request's body (up to the largest package accepted), so that a
+     * client still sending a package gets the answer rather than a reset connection.
+     */
+    private static void discardBody(HttpExchange exchange) throws IOException {
+        InputStream in = exchange.getRequestBody();
+        byte[] buffer = new byte[64 << 10];
+        long left = MAX_PACKAGE_BYTES;
+        for (int read; left > 0 && (read = in.read(buffer, 0, (int) Math.min(buffer.length, left))) > 0; ) left -= read;
     }
 
     private static void respond(HttpExchange exchange, int status, ObjectNode body) throws IOException {

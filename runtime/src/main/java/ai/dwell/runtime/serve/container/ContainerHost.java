@@ -5,8 +5,11 @@ import com.yahoo.application.Networking;
 import com.yahoo.application.container.JDisc;
 import com.yahoo.language.Linguistics;
 import com.yahoo.language.opennlp.OpenNlpLinguistics;
+import com.yahoo.language.process.Embedder;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.logging.Logger;
 
 /**
@@ -42,6 +45,15 @@ public class ContainerHost implements AutoCloseable {
         for (Object component : jdisc().components().allComponents())
             if (component instanceof Linguistics linguistics) return linguistics;
         return new OpenNlpLinguistics();
+    }
+
+    /** The container's embedder components by id, as Vespa's IndexingProcessor gets them injected. */
+    public Map<String, Embedder> embedders() {
+        Map<String, Embedder> embedders = new LinkedHashMap<>();
+        jdisc().components().allComponentsById().forEach((id, component) -> {
+            if (component instanceof Embedder embedder) embedders.put(id.stringValue(), embedder);
+        });
+        return embedders;
     }
 
     public String clusterId() { return clusterId; }

@@ -1,0 +1,53 @@
+package ai.dwell.runtime.rank;
+
+import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.index.TensorAttribute;
+import ai.dwell.runtime.match.NearestNeighborTerm;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * closeness(field, f), closeness(label, l), distance(field, f) and distance(label, l), as Vespa
+ * computes them for a nearestNeighbor item of the query: from the query vector and the document's
+ * vector with the attribute's distance metric, for every ranked document (also those another part of
+ * the query matched). Without such an item, closeness is 0 and distance Double.MAX_VALUE, as in proton.
+ */
+final class NearestNeighborFeatures {
+
+    private NearestNeighborFeatures() {}
+
+    /** A node for closeness (or distance) of the given dimension ("field" or "label") and name. */
+    static Node of(FeatureName feature, DocumentIndex index, List<NearestNeighborTerm> terms, QueryProperties query) {
+        if (feature.arguments().size() != 2 || feature.output() != null && ! feature.output().equals("score") && ! feature.output().equals("distance"))
+            throw new UnsupportedFeatureException("feature '" + feature + "' is not supported by this content engine (supported: " +
+                                                  feature.name() + "(field,<attribute>) and " + feature.name() + "(label,<label>))");
+        boolean distance = feature.name().equals("distance") || "distance".equals(feature.output());
+        String dimension = feature.arguments().get(0), name = feature.arguments().get(1);
+        Optional<NearestNeighborTerm> term = switch (dimension) {
+            case "field" -> {
+                if ( ! (index.attribute(name).orElse(null) instanceof TensorAttribute attribute) || attribute.nearestNeighbors().isEmpty())
+                    throw new UnsupportedFeatureException("feature '" + feature + "': '" + name + "' is not a dense vector tensor attribute of '" + index.name() + "'");
+                yield terms.stream().filter(t -> t.field().equals(name)).findFirst();
+            }
+            case "label" -> query.string("vespa.label." + name + ".id").map(Integer::parseInt)
+                                 .flatMap(id -> terms.stream().filter(t -> t.uniqueId() == id).findFirst());
+            default -> throw new UnsupportedFeatureException("feature '" + feature + "': the first argument must be 'field' or 'label'");
+        };
+        if (term.isEmpty()) return new ScalarNode.Constant(distance ? Double.MAX_VALUE : 0);
+        return distance ? new Distance(term.get()) : new Closeness(term.get());
+    }
+
+    private static final class Closeness extends ScalarNode {
+        private final NearestNeighborTerm term;
+        Closeness(NearestNeighborTerm term) { this.term = term; }
+        @Override double number(int lid) { return term.closeness(lid); }
+    }
+
+    private static final class Distance extends ScalarNode {
+        private final NearestNeighborTerm term;
+        Distance(NearestNeighborTerm term) { this.term = term; }
+        @Override double number(int lid) { return term.distance(lid); }
+    }
+
+}
