@@ -71,7 +71,7 @@ def admission() -> str:
     """The admission settings the runtime runs with (the environment, else the runtime's defaults)."""
     env = os.environ
     return (f"threads {env.get('DWELL_SEARCH_THREADS', '2')} per core, queue {env.get('DWELL_SEARCH_QUEUE', '4')} per thread, "
-            f"max wait {env.get('DWELL_SEARCH_MAX_WAIT_MS', '20')} ms")
+            f"max wait {env.get('DWELL_SEARCH_MAX_WAIT_MS', '5')} ms")
 
 
 def run_phases(queries: Path, phases: list[tuple[float, float]], out: Path, timeout_ms: int = 10_000) -> Requests:

@@ -5,13 +5,14 @@ import java.time.Duration;
 /**
  * How long a query may wait in the search handler's queue before a thread takes it: one that has
  * waited longer is refused (503), since its client would see that wait on top of the query's own
- * time. DWELL_SEARCH_MAX_WAIT_MS sets it (default 20 ms: about the p99 of a query at the sustainable
- * rate on a two-core machine, bench/results/overload.md); 0 turns the bound off.
+ * time. DWELL_SEARCH_MAX_WAIT_MS sets it; the default, 5 ms, is about the median time of a query on
+ * a two-core machine at its sustainable rate (bench/results/overload.md: with 20 ms, an admitted
+ * query in a surge waited about 20 ms, where at capacity most wait none). 0 turns the bound off.
  */
 public record QueueWaitBound(Duration maxWait) {
 
     static final String VARIABLE = "DWELL_SEARCH_MAX_WAIT_MS";
-    static final long DEFAULT_MILLIS = 20;
+    static final long DEFAULT_MILLIS = 5;
 
     public QueueWaitBound {
         if (maxWait.isNegative()) throw new IllegalArgumentException(VARIABLE + " must not be negative");
