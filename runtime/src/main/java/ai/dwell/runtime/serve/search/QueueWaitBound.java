@@ -4,8 +4,8 @@ import java.time.Duration;
 
 /**
  * How long a query may wait in the search handler's queue before a thread takes it: one that has
- * waited longer is refused (503), since its client would see that wait on top of the query's own
- * time. DWELL_SEARCH_MAX_WAIT_MS sets it; the default, 5 ms, is about the median time of a query on
+ * waited longer while others wait behind it is refused (503), since its client would see that wait on
+ * top of the query's own time. DWELL_SEARCH_MAX_WAIT_MS sets it; the default, 5 ms, is about the median time of a query on
  * a two-core machine at its sustainable rate (bench/results/overload.md: with 20 ms, an admitted
  * query in a surge waited about 20 ms, where at capacity most wait none). 0 turns the bound off.
  */
@@ -26,9 +26,14 @@ public record QueueWaitBound(Duration maxWait) {
 
     public boolean isOff() { return maxWait.isZero(); }
 
-    /** Whether a query that has waited this many nanoseconds may still run. */
-    public boolean admits(long waitedNanos) {
-        return isOff() || waitedNanos <= maxWait.toNanos();
+    /**
+     * Whether a query that has waited this many nanoseconds, with this many others still waiting
+     * behind it, may run. It is refused only from a standing queue: a query that waited long only
+     * because the machine stalled a thread, with nobody behind it, is no sign of overload (as CoDel
+     * drops nothing from a queue shorter than one packet).
+     */
+    public boolean admits(long waitedNanos, int waitingBehind) {
+        return isOff() || waitedNanos <= maxWait.toNanos() || waitingBehind == 0;
     }
 
 }

@@ -10,6 +10,7 @@ import com.yahoo.jdisc.handler.ContentChannel;
 import com.yahoo.jdisc.handler.ResponseHandler;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -24,16 +25,18 @@ final class QueuedSearch implements Runnable, ResponseHandler {
 
     private final ThreadedHttpRequestHandler search;
     private final QueueWaitBound bound;
+    private final AtomicInteger waiting;
     private final Request request;
     private final BufferedContentChannel content;
     private final ResponseHandler responseHandler;
     private final ResourceReference reference;
     private final long queuedNanos = System.nanoTime();
 
-    QueuedSearch(ThreadedHttpRequestHandler search, QueueWaitBound bound, Request request,
+    QueuedSearch(ThreadedHttpRequestHandler search, QueueWaitBound bound, AtomicInteger waiting, Request request,
                  BufferedContentChannel content, ResponseHandler responseHandler) {
         this.search = search;
         this.bound = bound;
+        this.waiting = waiting;
         this.request = request;
         this.content = content;
         this.responseHandler = responseHandler;
@@ -44,7 +47,8 @@ final class QueuedSearch implements Runnable, ResponseHandler {
     public void run() {
         try (ResourceReference held = reference) {
             long waited = System.nanoTime() - queuedNanos;
-            if (bound.admits(waited))
+            int behind = waiting.decrementAndGet();
+            if (bound.admits(waited, behind))
                 search.handleRequest(request, content, this);
             else
                 refuseUnreferenced("waited " + waited / 1_000_000 + " ms in the search queue, over the bound of " +

@@ -11,6 +11,7 @@ import com.yahoo.search.handler.SearchHandler;
 
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * In front of Vespa's search handler, bounding how long a query waits for a search thread.
@@ -20,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * once. Under a sustained surge the queue stays full, so every admitted query waits for all those
  * ahead of it. This guard hands each query to the same pool, as Vespa's handler does, and when a
  * thread takes it, runs it through Vespa's handler only if it has waited no longer than the
- * {@link QueueWaitBound}; one that waited longer is refused as the full pool refuses (503), in
+ * {@link QueueWaitBound}, or nobody waits behind it; one that waited longer from a standing queue is refused as the full pool refuses (503), in
  * microseconds, so the queue is drained of what its clients would get too late. What is admitted
  * waits at most the bound, however long the surge.
  */
@@ -28,6 +29,7 @@ public class SearchWaitGuard extends AbstractRequestHandler {
 
     private final ThreadedHttpRequestHandler search;
     private final QueueWaitBound bound;
+    private final AtomicInteger waiting = new AtomicInteger();
 
     @Inject
     public SearchWaitGuard(SearchHandler search) {
@@ -44,11 +46,13 @@ public class SearchWaitGuard extends AbstractRequestHandler {
         if (request.getTimeout(TimeUnit.MILLISECONDS) == null && search.getTimeout() != null)
             request.setTimeout(search.getTimeout().toMillis(), TimeUnit.MILLISECONDS);
         BufferedContentChannel content = new BufferedContentChannel();
-        QueuedSearch queued = new QueuedSearch(search, bound, request, content, responseHandler);
+        QueuedSearch queued = new QueuedSearch(search, bound, waiting, request, content, responseHandler);
+        waiting.incrementAndGet();
         try {
             search.executor().execute(queued);
         }
         catch (RejectedExecutionException e) {
+            waiting.decrementAndGet();
             queued.refuse("the search queue is full");
         }
         return content;

@@ -26,13 +26,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The guard with a real JDisc request and a real threaded handler on a pool of one thread and a
- * queue of one: a query that waited longer than the bound is refused, one that waited less runs,
- * and one beyond the queue is refused at once.
+ * queue of two: a query that waited longer than the bound with another behind it is refused, the last
+ * one waiting runs however long it waited (no standing queue), one that waited less runs, and one
+ * beyond the queue is refused at once.
  */
 class SearchWaitGuardTest {
 
     private final TestDriver driver = TestDriver.newSimpleApplicationInstanceWithoutOsgi();
-    private final ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(1));
+    private final ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(2));
     private final CountDownLatch release = new CountDownLatch(1);
     private final ThreadedHttpRequestHandler search = new ThreadedHttpRequestHandler(pool) {
         @Override public HttpResponse handle(HttpRequest request) {
@@ -55,20 +56,22 @@ class SearchWaitGuardTest {
     }
 
     @Test
-    void refusesWhatWaitedLongerThanTheBoundAndRunsWhatDidNot() throws Exception {
+    void refusesWhatWaitedLongerThanTheBoundFromAStandingQueue() throws Exception {
         SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ofMillis(200)));
         Answer running = send(guard, "/search/?block=true");
         Answer waiting = send(guard, "/search/");
-        Thread.sleep(400); // the second waits for the first, longer than the bound
+        Answer last = send(guard, "/search/");
+        Thread.sleep(400); // both wait for the first, longer than the bound
         Answer full = send(guard, "/search/");
         assertEquals(503, full.status().get(5, TimeUnit.SECONDS).getStatus(), "beyond the queue: refused at once");
         assertEquals("the search queue is full", full.status().get().headers().getFirst(OverloadResponse.REASON_HEADER));
         release.countDown();
         assertEquals(200, running.status().get(5, TimeUnit.SECONDS).getStatus());
         Response refused = waiting.status().get(5, TimeUnit.SECONDS);
-        assertEquals(503, refused.getStatus());
+        assertEquals(503, refused.getStatus(), "waited too long, with another behind it");
         assertTrue(refused.headers().getFirst(OverloadResponse.REASON_HEADER).contains("over the bound of 200 ms"),
                    refused.headers().toString());
+        assertEquals(200, last.status().get(5, TimeUnit.SECONDS).getStatus(), "waited too long, but nobody behind it");
         assertEquals(200, send(guard, "/search/").status().get(5, TimeUnit.SECONDS).getStatus(), "an idle pool runs it");
     }
 
