@@ -98,8 +98,7 @@ public final class TextIndex {
     /** The indexed terms of a string, in order. */
     static List<Token> tokens(StringFieldValue value) {
         SpanTree tree = value.getSpanTree(SpanTrees.LINGUISTICS);
-        if (tree == null)
-            throw new IllegalArgumentException("Indexed field value without linguistics annotations: run the indexing script first");
+        if (tree == null) return List.of(); // linguistics found no term (e.g. "..."): no terms, as proton's token extractor
         String text = value.getString();
         List<Annotation> annotations = new ArrayList<>();
         for (Annotation annotation : tree)

@@ -152,6 +152,16 @@ public class QueryMatcherTest {
         assertThrows(UnsupportedQueryException.class, () -> matches(new com.yahoo.prelude.query.PrefixItem("fo", "text")));
     }
 
+    @Test
+    void aTextWithoutWordsIsIndexedWithNoTerms() {
+        // linguistics annotates no term in "..." (no span tree at all): proton indexes such a field empty
+        put("c4", "a3", "...", 1);
+        put("c5", "a3", "", 2);
+        assertEquals(List.of("c4", "c5"), matches(new WordItem("a3", "article_id")));
+        assertEquals(0, index.index("text").orElseThrow().fieldLength(lid("c4")));
+        assertEquals(List.of("c1", "c2"), matches(new WordItem("quick", "text")));
+    }
+
     private void put(String id, String article, String text, int upvotes) {
         Document comment = new Document(type, new DocumentId("id:dwell:comment::" + id));
         comment.setFieldValue("comment_id", new StringFieldValue(id));
