@@ -5,14 +5,15 @@ import java.time.Duration;
 /**
  * How long a query may wait in the search handler's queue before a thread takes it: one that has
  * waited longer while others wait behind it is refused (503), since its client would see that wait on
- * top of the query's own time. DWELL_SEARCH_MAX_WAIT_MS sets it; the default, 5 ms, is about the median time of a query on
- * a two-core machine at its sustainable rate (bench/results/overload.md: with 20 ms, an admitted
- * query in a surge waited about 20 ms, where at capacity most wait none). 0 turns the bound off.
+ * top of the query's own time. DWELL_SEARCH_MAX_WAIT_MS sets it; 5 ms is what the overload benchmark
+ * runs with (about the median time of a query on a two-core machine at its sustainable rate,
+ * bench/results/overload.md). It is off (0) by default for now: with 5 ms, queries of the redeploy
+ * test and the learning loop (4 clients) got 503s around a container switch, cause not yet found.
  */
 public record QueueWaitBound(Duration maxWait) {
 
     static final String VARIABLE = "DWELL_SEARCH_MAX_WAIT_MS";
-    static final long DEFAULT_MILLIS = 5;
+    static final long DEFAULT_MILLIS = 0;
 
     public QueueWaitBound {
         if (maxWait.isNegative()) throw new IllegalArgumentException(VARIABLE + " must not be negative");
