@@ -147,9 +147,11 @@ public class LoadGenerator {
             System.out.printf(Locale.ROOT, "SLO miss rate @%4.0f ms: %.4f%n", slo, latencies.missRate(slo));
             slos.append(String.format(Locale.ROOT, ",\"miss_%.0fms\":%.6f", slo, latencies.missRate(slo)));
         }
-        System.out.printf(Locale.ROOT, "{\"rate\":%.2f,\"achieved\":%.2f,\"ok\":%d,\"failed\":%d,\"p50\":%.3f,\"p95\":%.3f,\"p99\":%.3f,\"avg\":%.3f%s}%n",
+        StringBuilder codes = new StringBuilder();
+        latencies.statusCodes().forEach((code, n) -> codes.append(codes.length() == 0 ? "" : ",").append('"').append(code).append("\":").append(n));
+        System.out.printf(Locale.ROOT, "{\"rate\":%.2f,\"achieved\":%.2f,\"ok\":%d,\"failed\":%d,\"p50\":%.3f,\"p95\":%.3f,\"p99\":%.3f,\"avg\":%.3f%s,\"status\":{%s}}%n",
                           options.rate(), ok / elapsedSeconds, ok, latencies.failures(), latencies.percentileMillis(50),
-                          latencies.percentileMillis(95), latencies.percentileMillis(99), latencies.averageMillis(), slos);
+                          latencies.percentileMillis(95), latencies.percentileMillis(99), latencies.averageMillis(), slos, codes);
     }
 
     static Options parse(String[] args) {

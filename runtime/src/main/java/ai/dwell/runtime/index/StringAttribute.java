@@ -21,7 +21,7 @@ public final class StringAttribute extends Attribute {
     private final List<String> dictionary = new ArrayList<>(List.of(""));
     private final Map<String, Integer> ordinals = new HashMap<>();
     private int[] ords = new int[0];
-    private final Map<String, BitSet> postings;
+    private final Map<String, PostingList> postings;
 
     public StringAttribute(String name, boolean cased, boolean fastSearch) {
         super(name);
@@ -36,7 +36,7 @@ public final class StringAttribute extends Attribute {
         String string = value.toString();
         if (lid >= ords.length) ords = Arrays.copyOf(ords, grow(ords.length, lid));
         ords[lid] = ordinals.computeIfAbsent(string, s -> { dictionary.add(s); return dictionary.size() - 1; });
-        if (postings != null) postings.computeIfAbsent(fold(string), k -> new BitSet()).set(lid);
+        if (postings != null) postings.computeIfAbsent(fold(string), k -> new PostingList()).add(lid);
     }
 
     @Override
@@ -44,9 +44,9 @@ public final class StringAttribute extends Attribute {
         if (lid >= ords.length || ords[lid] == 0) return;
         if (postings != null) {
             String key = fold(dictionary.get(ords[lid]));
-            BitSet ids = postings.get(key);
+            PostingList ids = postings.get(key);
             if (ids != null) {
-                ids.clear(lid);
+                ids.remove(lid);
                 if (ids.isEmpty()) postings.remove(key);
             }
         }
@@ -68,10 +68,10 @@ public final class StringAttribute extends Attribute {
     public boolean matchTerm(String term, BitSet candidates, BitSet result) {
         String key = fold(term);
         if (postings != null) {
-            BitSet ids = postings.get(key);
+            PostingList ids = postings.get(key);
             if (ids == null) return true;
-            if (candidates == null) result.or(ids);
-            else { BitSet hits = (BitSet) ids.clone(); hits.and(candidates); result.or(hits); }
+            if (candidates == null) ids.orInto(result);
+            else ids.orInto(result, candidates);
             return true;
         }
         int limit = ords.length;

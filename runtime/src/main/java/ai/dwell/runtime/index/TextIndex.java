@@ -9,7 +9,6 @@ import com.yahoo.document.datatypes.StringFieldValue;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -25,13 +24,13 @@ public final class TextIndex {
 
     /** The occurrences of one term. */
     public static final class Postings {
-        private final BitSet documents = new BitSet();
+        private final PostingList documents = new PostingList();
         private final LidPositions positions = new LidPositions();
 
-        public BitSet documents() { return documents; }
+        public PostingList documents() { return documents; }
         /** Positions of the term in the document, ascending; empty if it does not occur. */
         public int[] positions(int lid) { return positions.get(lid); }
-        public int documentCount() { return documents.cardinality(); }
+        public int documentCount() { return documents.size(); }
     }
 
     private final String field;
@@ -67,7 +66,7 @@ public final class TextIndex {
         int length = tokens.isEmpty() ? 0 : tokens.get(tokens.size() - 1).position() + 1;
         for (var entry : occurrences.entrySet()) {
             Postings postings = terms.computeIfAbsent(entry.getKey(), k -> new Postings());
-            postings.documents.set(lid);
+            postings.documents.add(lid);
             postings.positions.put(lid, entry.getValue().stream().mapToInt(Integer::intValue).distinct().toArray());
         }
         termsOf.put(lid, List.copyOf(occurrences.keySet()));
@@ -83,7 +82,7 @@ public final class TextIndex {
         if (old == null) return;
         for (String term : old) {
             Postings postings = terms.get(term);
-            postings.documents.clear(lid);
+            postings.documents.remove(lid);
             postings.positions.remove(lid);
             if (postings.documents.isEmpty()) terms.remove(term);
         }

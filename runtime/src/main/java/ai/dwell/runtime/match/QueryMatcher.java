@@ -167,7 +167,7 @@ public final class QueryMatcher {
             Optional<TextIndex> text = index.index(field);
             if (text.isPresent()) {
                 TextIndex.Postings postings = text.get().postings(word);
-                if (postings != null) result.or(postings.documents());
+                if (postings != null) postings.documents().orInto(result);
                 if (ranked && ! properties.getDoNotRank())
                     terms.add(new QueryTerm(field, word.toLowerCase(Locale.ROOT), properties.hasItemWeight() ? properties.getItemWeight() : 100));
                 continue;
@@ -238,8 +238,8 @@ public final class QueryMatcher {
         for (int i = 0; i < words.size(); i++) {
             postings[i] = text.postings(words.get(i));
             if (postings[i] == null) return new BitSet();
-            if (candidates == null) candidates = (BitSet) postings[i].documents().clone();
-            else candidates.and(postings[i].documents());
+            if (candidates == null) postings[i].documents().orInto(candidates = new BitSet());
+            else postings[i].documents().retainIn(candidates);
         }
         BitSet result = new BitSet();
         for (int lid = candidates.nextSetBit(0); lid >= 0; lid = candidates.nextSetBit(lid + 1))

@@ -46,8 +46,16 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
     private final Map<String, RankAssets> assets = new LinkedHashMap<>();
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
     private final RankProgramCache programs = new RankProgramCache();
+    private final SearchThreads threads;
 
+    /** A node that ranks each query on one thread. */
     public ContentNode(ContentClusterConfig config, int distributionKey) {
+        this(config, distributionKey, SearchThreads.single());
+    }
+
+    /** A node that ranks each query on the threads the given policy chooses (shared with the other nodes). */
+    public ContentNode(ContentClusterConfig config, int distributionKey, SearchThreads threads) {
+        this.threads = threads;
         if ( ! config.distributionKeys().contains(distributionKey))
             throw new IllegalArgumentException("No node with distribution key " + distributionKey + " in " + config.clusterName() + ": " + config.distributionKeys());
         this.config = config;
@@ -124,7 +132,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
     @Override
     public SearchProtocol.SearchReply search(SearchProtocol.SearchRequest request) {
         lock.readLock().lock();
-        try {
+        try (SearchThreads.InFlight inFlight = threads.enter()) {
             return doSearch(request);
         }
         catch (IllegalArgumentException | IllegalStateException e) {
@@ -204,9 +212,19 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             int rerank = query.string("vespa.hitcollector.heapsize").map(Integer::parseInt).orElse(profile.rerankCount());
             // grouping and sorting see every match; otherwise only the best offset + hits are returned
             int wanted = grouping != null || sorted != null ? Integer.MAX_VALUE : (int) Math.min(Integer.MAX_VALUE, (long) request.getOffset() + request.getHits());
-            Ranker.Ranked ranked = Ranker.rank(index.name(), program, hits, rerank, wanted);
+            // programs that read the query's terms are compiled per query: one per thread would cost more than it saves
+            int threadCount = program.readsTerms() ? 1 : threads.threadsFor(profile, query, hits.cardinality());
+            RankProgram[] threadPrograms = new RankProgram[threadCount];
+            threadPrograms[0] = program;
+            for (int t = 1; t < threadCount; t++) {
+                RankProgramCache.Lease threadLease = this.programs.borrow(profile, assets.get(index.name()), index, () -> matched, query);
+                leases.add(threadLease);
+                threadPrograms[t] = threadLease.program();
+            }
+            Ranker.Ranked ranked = Ranker.rank(index.name(), threadPrograms, hits, rerank, wanted, threads.runner());
             if (trace != null) {
-                trace.duration(index.name(), "first phase", ranked.firstPhaseNanos(), ranked.matched() + " ranked with '" + profileName + "'");
+                trace.duration(index.name(), "first phase", ranked.firstPhaseNanos(), ranked.matched() + " ranked with '" + profileName + "' on "
+                                                                                      + threadCount + " thread" + (threadCount == 1 ? "" : "s"));
                 trace.duration(index.name(), "second phase", ranked.secondPhaseNanos(), ranked.reranked() + " reranked");
             }
             if (grouping != null) for (int i = 0; i < ranked.size(); i++) grouping.add(ranked.lids()[i], ranked.relevance()[i], i);

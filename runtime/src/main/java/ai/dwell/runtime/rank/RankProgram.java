@@ -65,14 +65,17 @@ final class RankProgram {
     private double[] block = new double[0];
 
     /** Computes the first-phase scores of lids[0..count) into scores, a block of documents at a time. */
-    void firstPhase(int[] lids, int count, double[] scores) {
+    void firstPhase(int[] lids, int count, double[] scores) { firstPhase(lids, 0, count, scores); }
+
+    /** Computes the first-phase scores of lids[offset..offset+count) into scores[offset..offset+count). */
+    void firstPhase(int[] lids, int offset, int count, double[] scores) {
         block = Batch.atLeast(block, Math.min(count, FIRST_PHASE_BLOCK));
         for (int from = 0; from < count; from += FIRST_PHASE_BLOCK) {
             int n = Math.min(FIRST_PHASE_BLOCK, count - from);
             batch.start(n);
-            System.arraycopy(lids, from, batch.lids(), 0, n);
+            System.arraycopy(lids, offset + from, batch.lids(), 0, n);
             firstPhase.numbers(batch, block);
-            System.arraycopy(block, 0, scores, from, n);
+            System.arraycopy(block, 0, scores, offset + from, n);
         }
     }
 
@@ -83,11 +86,24 @@ final class RankProgram {
      * given their first-phase scores, into scores.
      */
     void secondPhase(int[] lids, double[] firstPhaseScores, int count, double[] scores) {
-        batch.start(count);
-        System.arraycopy(lids, 0, batch.lids(), 0, count);
-        System.arraycopy(firstPhaseScores, 0, batch.firstPhase(), 0, count);
-        secondPhase.numbers(batch, scores);
+        secondPhase(lids, firstPhaseScores, 0, count, scores);
     }
+
+    /** The second phase of the documents at [offset..offset+count) of the window, into scores[offset..offset+count). */
+    void secondPhase(int[] lids, double[] firstPhaseScores, int offset, int count, double[] scores) {
+        batch.start(count);
+        System.arraycopy(lids, offset, batch.lids(), 0, count);
+        System.arraycopy(firstPhaseScores, offset, batch.firstPhase(), 0, count);
+        if (offset == 0) {
+            secondPhase.numbers(batch, scores);
+            return;
+        }
+        secondBlock = Batch.atLeast(secondBlock, count);
+        secondPhase.numbers(batch, secondBlock);
+        System.arraycopy(secondBlock, 0, scores, offset, count);
+    }
+
+    private double[] secondBlock = new double[0];
 
     List<OutputFeature> matchFeatures() { return outputs(profile.matchFeatures()); }
 

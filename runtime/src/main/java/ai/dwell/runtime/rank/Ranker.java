@@ -26,18 +26,43 @@ final class Ranker {
 
     /** Ranks all matches, and returns the best of them in order: at least wanted (when there are as many). */
     static Ranked rank(String documentType, RankProgram program, BitSet matches, int rerankCount, int wanted) {
+        return rank(documentType, new RankProgram[] { program }, matches, rerankCount, wanted, new PartitionRunner(null));
+    }
+
+    /**
+     * Ranks all matches on as many threads as there are programs (one program per thread, compiled for the same
+     * query), and returns the best of them in order, exactly as on one thread. The matches are split into
+     * contiguous ranges of local ids; each thread computes the first phase of its range and selects its best,
+     * those are merged, and the rerank window is split over the threads for the second phase, as proton
+     * splits the document id space between a query's threads.
+     */
+    static Ranked rank(String documentType, RankProgram[] programs, BitSet matches, int rerankCount, int wanted, PartitionRunner runner) {
         int n = matches.cardinality();
         int[] lids = new int[n];
         int i = 0;
         for (int lid = matches.nextSetBit(0); lid >= 0; lid = matches.nextSetBit(lid + 1)) lids[i++] = lid;
         double[] scores = new double[n];
-        long start = System.nanoTime();
-        program.firstPhase(lids, n, scores);
-        long firstPhaseNanos = System.nanoTime() - start;
+        RankProgram program = programs[0];
         int reranked = program.hasSecondPhase() ? Math.max(0, Math.min(rerankCount, n)) : 0;
         // the window, the best hit below it (for the shift), and what the caller wants
         int kept = (int) Math.min(n, Math.max((long) wanted, reranked + 1L));
-        int[] order = ScoreOrder.top(scores, n, kept);
+        int threads = Math.max(1, Math.min(programs.length, n));
+        long start = System.nanoTime();
+        int[] order;
+        if (threads == 1) {
+            program.firstPhase(lids, n, scores);
+            order = ScoreOrder.top(scores, n, kept);
+        }
+        else {
+            int[][] best = new int[threads][];
+            runner.run(threads, p -> {
+                int from = (int) ((long) n * p / threads), to = (int) ((long) n * (p + 1) / threads);
+                programs[p].firstPhase(lids, from, to - from, scores);
+                best[p] = ScoreOrder.top(scores, from, to, kept);
+            });
+            order = ScoreOrder.merge(best, scores, kept);
+        }
+        long firstPhaseNanos = System.nanoTime() - start;
         int[] rankedLids = new int[kept];
         double[] relevance = new double[kept];
         long secondStart = System.nanoTime();
@@ -49,7 +74,12 @@ final class Ranker {
                 windowFirst[r] = scores[order[r]];
             }
             double[] second = new double[reranked];
-            program.secondPhase(windowLids, windowFirst, reranked, second);
+            int secondThreads = Math.min(threads, reranked);
+            if (secondThreads == 1) program.secondPhase(windowLids, windowFirst, reranked, second);
+            else runner.run(secondThreads, p -> {
+                int from = (int) ((long) reranked * p / secondThreads), to = (int) ((long) reranked * (p + 1) / secondThreads);
+                programs[p].secondPhase(windowLids, windowFirst, from, to - from, second);
+            });
             int[] secondOrder = ScoreOrder.descending(second, reranked);
             double lowestSecond = Double.POSITIVE_INFINITY;
             for (int r = 0; r < reranked; r++) {

@@ -23,14 +23,39 @@ final class ScoreOrder {
      * best k first, then a sort of those k only, so that a query that needs the top of many matches does not
      * sort them all.
      */
-    static int[] top(double[] scores, int count, int k) {
-        if (k >= count) return descending(scores, count);
-        int[] order = new int[count];
-        for (int i = 0; i < count; i++) order[i] = i;
+    static int[] top(double[] scores, int count, int k) { return top(scores, 0, count, k); }
+
+    /** The best k positions of from..to-1 (all of them when k >= to - from), in the order of {@link #descending}. */
+    static int[] top(double[] scores, int from, int to, int k) {
+        int count = to - from;
         if (k <= 0) return new int[0];
+        int[] order = new int[count];
+        for (int i = 0; i < count; i++) order[i] = from + i;
+        if (k >= count) {
+            sort(order, scores, 0, count - 1);
+            return order;
+        }
         select(order, scores, 0, count - 1, k - 1);
         sort(order, scores, 0, k - 1);
         return java.util.Arrays.copyOf(order, k);
+    }
+
+    /**
+     * The best k positions of several lists, each in the order of {@link #descending}: the same positions in the
+     * same order as {@link #top} over all of them, as no position is in two lists.
+     */
+    static int[] merge(int[][] lists, double[] scores, int k) {
+        long total = 0;
+        for (int[] list : lists) total += list.length;
+        int[] merged = new int[(int) Math.min(k, total)];
+        int[] heads = new int[lists.length];
+        for (int m = 0; m < merged.length; m++) {
+            int best = -1;
+            for (int l = 0; l < lists.length; l++)
+                if (heads[l] < lists[l].length && (best < 0 || before(lists[l][heads[l]], lists[best][heads[best]], scores))) best = l;
+            merged[m] = lists[best][heads[best]++];
+        }
+        return merged;
     }
 
     /** Reorders order[low..high] so that the positions before and at index last are the best ones in that range. */

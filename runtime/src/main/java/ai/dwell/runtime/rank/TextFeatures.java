@@ -41,8 +41,8 @@ final class TextFeatures {
             double score = 0;
             double norm = k1 * (1 - b + b * index.fieldLength(lid) / averageLength);
             for (int i = 0; i < postings.length; i++) {
-                if (postings[i] == null || ! postings[i].documents().get(lid)) continue;
-                int tf = postings[i].positions(lid).length;
+                if (postings[i] == null) continue;
+                int tf = postings[i].positions(lid).length; // 0 where the term does not occur
                 score += idf[i] * tf * (k1 + 1) / (tf + norm);
             }
             return score;
@@ -89,8 +89,8 @@ final class TextFeatures {
                 if (total == 0) return 0;
                 double score = 0;
                 for (int i = 0; i < postings.length; i++) {
-                    if (postings[i] == null || ! postings[i].documents().get(lid)) continue;
-                    int tf = postings[i].positions(lid).length;
+                    if (postings[i] == null) continue;
+                    int tf = postings[i].positions(lid).length; // 0 where the term does not occur
                     score += weights[i] * tf / (tf + 1.0);
                 }
                 return score / total;

@@ -2,9 +2,11 @@ package ai.dwell.runtime.serve;
 
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.rank.ContentNode;
+import ai.dwell.runtime.rank.SearchThreads;
 import ai.dwell.runtime.serve.deploy.PackageServices;
 import ai.dwell.runtime.serve.rpc.ProtonRpcServer;
 import com.yahoo.document.Document;
+import com.yahoo.document.datatypes.StringFieldValue;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentUpdate;
 import com.yahoo.document.GlobalId;
@@ -31,6 +33,7 @@ public class ContentServing implements AutoCloseable {
     private record Node(String cluster, ContentNode engine, ReadinessGate gate, ProtonRpcServer server) {}
 
     private final List<Node> nodes = new ArrayList<>();
+    private final SearchThreads searchThreads = SearchThreads.fromEnvironment();
     private final Map<String, ContentClusterConfig> clusters;
 
     public ContentServing(VespaModel model, PackageServices services, Map<String, ContentClusterConfig> clusters) {
@@ -40,10 +43,11 @@ public class ContentServing implements AutoCloseable {
                 DispatchNodesConfig dispatch = model.getConfig(DispatchNodesConfig.class,
                                                                services.containerCluster() + "/component/dispatcher." + cluster);
                 for (DispatchNodesConfig.Node spec : dispatch.node()) {
-                    ContentNode engine = new ContentNode(clusters.get(cluster), spec.key());
+                    ContentNode engine = new ContentNode(clusters.get(cluster), spec.key(), searchThreads);
                     ReadinessGate gate = new ReadinessGate(engine);
                     nodes.add(new Node(cluster, engine, gate, new ProtonRpcServer(gate, spec.host(), spec.port())));
-                    log.info("Content node " + spec.key() + " of '" + cluster + "' listening on " + spec.host() + ":" + spec.port());
+                    log.info("Content node " + spec.key() + " of '" + cluster + "' listening on " + spec.host() + ":" + spec.port()
+                             + ", threads per search: " + searchThreads.policy());
                 }
             }
         }
@@ -75,6 +79,19 @@ public class ContentServing implements AutoCloseable {
     /** Stores a document, processed by its indexing statements, on the node(s) holding it. */
     public void put(Document document) {
         for (Node node : nodesOf(document.getId())) node.engine().put(document);
+        dropSpanTrees(document);
+    }
+
+    /**
+     * Once the nodes have taken their terms from the linguistics annotations, the document they keep
+     * for summaries needs none: the span trees are many times the size of the text (as proton's
+     * document store, which keeps no annotations).
+     */
+    private static void dropSpanTrees(Document document) {
+        document.iterator().forEachRemaining(field -> {
+            if (field.getValue() instanceof StringFieldValue string)
+                List.copyOf(string.getSpanTreeMap().keySet()).forEach(string::removeSpanTree);
+        });
     }
 
     /**
@@ -120,6 +137,7 @@ public class ContentServing implements AutoCloseable {
             node.engine().close();
         }
         nodes.clear();
+        searchThreads.close();
     }
 
 }

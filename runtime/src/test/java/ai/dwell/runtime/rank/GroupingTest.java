@@ -152,7 +152,7 @@ public class GroupingTest {
 
     /** The grouping requests the container's GroupingExecutor builds for an operation (by its package-private RequestBuilder). */
     @SuppressWarnings("unchecked")
-    private static List<Grouping> groupings(String operation) {
+    static List<Grouping> groupings(String operation) {
         try {
             Class<?> type = Class.forName("com.yahoo.search.grouping.vespa.RequestBuilder");
             var constructor = type.getDeclaredConstructor(int.class);

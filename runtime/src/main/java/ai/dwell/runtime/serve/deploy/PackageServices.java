@@ -52,10 +52,12 @@ public record PackageServices(String containerCluster, int containerPort, List<C
      */
     static int containerPort(VespaModel model) {
         ApplicationContainerCluster container = model.getContainerClusters().values().iterator().next();
-        if (container.getHttp() != null) {
-            var connectors = container.getHttp().getHttpServer().map(server -> server.getConnectorFactories()).orElse(List.of());
-            if ( ! connectors.isEmpty()) return connectors.get(0).getListenPort();
-        }
+        // with an http section (the runtime's working copy adds one), the port is its server's: Vespa's
+        // getSearchPort refuses to answer then (served with --shards, the model is the working copy's)
+        var server = container.getHttp() == null ? java.util.Optional.<com.yahoo.vespa.model.container.http.JettyHttpServer>empty()
+                                                 : container.getHttp().getHttpServer();
+        if (server.isPresent() && ! server.get().getConnectorFactories().isEmpty())
+            return server.get().getConnectorFactories().get(0).getListenPort();
         return container.getContainers().isEmpty() ? 8080 : container.getContainers().get(0).getSearchPort();
     }
 
