@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import subprocess
 import sys
 import tempfile
@@ -64,6 +65,13 @@ class Requests:
 
     def refused_or_failed(self) -> float:
         return float((self.status != 200).mean()) if len(self.status) else float("nan")
+
+
+def admission() -> str:
+    """The admission settings the runtime runs with (the environment, else the runtime's defaults)."""
+    env = os.environ
+    return (f"threads {env.get('DWELL_SEARCH_THREADS', '2')} per core, queue {env.get('DWELL_SEARCH_QUEUE', '4')} per thread, "
+            f"max wait {env.get('DWELL_SEARCH_MAX_WAIT_MS', '0')} ms")
 
 
 def run_phases(queries: Path, phases: list[tuple[float, float]], out: Path, timeout_ms: int = 10_000) -> Requests:
@@ -160,6 +168,7 @@ def main() -> None:
     parser.add_argument("--surge", type=float, default=20)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     args = parser.parse_args()
+    os.environ.setdefault("DWELL_SEARCH_MAX_WAIT_MS", "5")  # the runtime started below bounds waits by 5 ms
     args.out.mkdir(parents=True, exist_ok=True)
     subprocess.run(["mvn", "-B", "-q", "-f", str(ROOT / "bench" / "pom.xml"), "package"], check=True, cwd=ROOT)
     work = Path(tempfile.mkdtemp(prefix="dwell-overload-"))
@@ -200,9 +209,10 @@ def main() -> None:
         "(2 cores, shared with other work while measured: figures are ratios within one run). Open loop "
         "(bench's PhasedLoad): latency from each query's due time, so queueing shows.",
         "",
-        "The search handler's thread pool bounds what the container admits (Vespa's own `<search><threadpool>`, which the "
-        f"runtime sizes to {'DWELL_SEARCH_THREADS'} per core with a queue of DWELL_SEARCH_QUEUE per thread unless the "
-        "package sets it); a query beyond it gets 503 at once.",
+        "Admission: the search handler's thread pool bounds how many queries wait (Vespa's own `<search><threadpool>`, "
+        "which the runtime sizes to DWELL_SEARCH_THREADS per core with a queue of DWELL_SEARCH_QUEUE per thread unless "
+        "the package sets it; a query beyond it gets 503 at once), and the runtime's SearchWaitGuard bounds how long: a "
+        f"query that waited in that queue over DWELL_SEARCH_MAX_WAIT_MS ({admission()}) gets 503 when a thread takes it.",
         "",
         "## Sustainable rate",
         "",

@@ -16,6 +16,7 @@ import pytest
 from runtime import ROOT, deployed_runtime
 
 APPLICATION = ROOT / "target" / "application"
+MUSIC = ROOT / "tests" / "apps" / "music"
 TOKEN = "dwell-test-token-0123456789abcdef"
 
 
@@ -104,3 +105,26 @@ def test_by_default_the_runtime_serves_this_machine_only(loopback_only) -> None:
     # the config server listens on loopback only
     assert call("GET", f"http://{ADDRESS}:19071/status.html") == "refused"
     assert call("GET", "http://localhost:19071/status.html") == 200
+
+
+@pytest.fixture()
+def music_bound_to_all(tmp_path_factory: pytest.TempPathFactory):
+    data = tmp_path_factory.mktemp("dwell-music-access")
+    token_file = data / "token"
+    token_file.write_text(TOKEN + "\n")
+    yield from deployed_runtime(data, MUSIC, MUSIC / "feed.jsonl", start_args=("--bind", "0.0.0.0", "--token-file", str(token_file)))
+
+
+def test_a_package_on_one_host_gets_the_same_protection(music_bound_to_all) -> None:
+    """tests/apps/music has no hosts.xml: its container and content node share one host."""
+    remote = f"http://{ADDRESS}:8080"
+    doc = "/document/v1/music/album/docid/remote"
+    album = {"fields": {"artist": "Far Away", "title": "Remote"}}
+    assert call("GET", f"{remote}/search/?yql=select%20*%20from%20album%20where%20true") == 200
+    assert call("POST", f"{remote}{doc}", album) == 401
+    assert call("POST", f"{remote}{doc}", album, token="not-the-token-at-all") == 403
+    assert call("DELETE", f"{remote}/document/v1/music/album/docid/kind-of-blue") == 401
+    assert call("GET", f"{remote}{doc}") == 404
+    assert call("GET", f"{remote}/document/v1/music/album/docid/kind-of-blue") == 200
+    assert call("POST", f"{remote}{doc}", album, token=TOKEN) == 200
+    assert call("GET", f"{remote}{doc}") == 200

@@ -1,6 +1,7 @@
 """A package that is not dwell's (tests/apps/music: one container, one content node, no hosts.xml)
 deploys, takes its feed, passes its own system test in Vespa's format, and takes every update
-operation on arrays, weighted sets, maps and tensors."""
+operation on arrays, weighted sets, maps and tensors. On one host it gets the runtime's protections
+as dwell's package does: a 400 for documents Vespa's reader fails on, and the token for writes."""
 from __future__ import annotations
 
 import urllib.parse
@@ -131,3 +132,19 @@ def test_visit_with_wanted_document_count(runtime: Runtime) -> None:
     status, body = http("GET", f"{CONTAINER}/document/v1/?cluster=music&wantedDocumentCount=1&selection={selection}")
     assert status == 200, body
     assert 1 <= body["documentCount"] and "documents" in body
+
+
+def test_documents_the_json_reader_fails_on_are_400_and_change_nothing(runtime: Runtime) -> None:
+    """Vespa's handler answers these 500 (its reader throws other than IllegalArgumentException);
+    the runtime's /document/v1 guard makes them 400, in this one-host package too."""
+    before = fields("kind-of-blue")
+    # more values than the dense tensor has cells: the reader's ArrayIndexOutOfBoundsException
+    status, body = http("POST", f"{DOC}/too-many", {"fields": {"artist": "X", "embedding": {"values": [1, 2, 3, 4, 5, 6]}}})
+    assert status == 400, body
+    assert body["message"].startswith("Invalid document operation: ArrayIndexOutOfBoundsException"), body
+    # "add" to a number: the reader's IllegalStateException
+    status, body = http("PUT", f"{DOC}/kind-of-blue", {"fields": {"year": {"add": 5}}})
+    assert status == 400, body
+    assert body["message"].startswith("Invalid document operation: IllegalStateException"), body
+    assert http("GET", f"{DOC}/too-many")[0] == 404
+    assert fields("kind-of-blue") == before

@@ -128,8 +128,11 @@ public class Runtime implements Deployments, AutoCloseable {
         ModelBuilder.Built built = ModelBuilder.build(deployedDir);
         String containerId = PackageServices.of(built.model(), deployedDir).containerCluster();
         Path served = ServedPackage.prepare(deployedDir, data.served(session), shards, built.model(), containerId);
-        // with the content nodes replaced, serve with the model of what the container serves
-        VespaModel model = shards > 0 ? ModelBuilder.build(served).model() : built.model();
+        // Everything is served with the model of what the container serves, the working copy: its
+        // content nodes may be replaced (shards), and its additions shift the ports Vespa gives the
+        // services on a host the container shares with a content node (a package without hosts.xml),
+        // so a content node listens where the container's dispatcher, built from this model, looks.
+        VespaModel model = ModelBuilder.build(served).model();
         PackageServices services = PackageServices.of(model, deployedDir);
         Map<String, ContentClusterConfig> clusters = ContentClusterConfigs.from(model, deployedDir);
         verifyRankSetup(clusters);

@@ -46,7 +46,10 @@ public record PackageServices(String containerCluster, int containerPort, List<C
                                    Set.copyOf(hosts));
     }
 
-    /** The HTTP port of the (one) container cluster. */
+    /**
+     * The HTTP port of the (one) container cluster: its first server's when services.xml has an http
+     * element (as the runtime's working copy has), else the container's default.
+     */
     static int containerPort(VespaModel model) {
         ApplicationContainerCluster container = model.getContainerClusters().values().iterator().next();
         // with an http section (the runtime's working copy adds one), the port is its server's: Vespa's

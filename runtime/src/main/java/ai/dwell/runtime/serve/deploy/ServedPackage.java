@@ -88,22 +88,18 @@ public final class ServedPackage {
                 ContentClusterList.addTo(container, model, containerId);
                 changed = true;
             }
-            // A package on one host (no hosts.xml) gets none of the runtime's additions below: with
-            // them, Vespa's standalone container model gives the content node on that host another
-            // RPC port than the full model the runtime's content node listens on (tests/apps/music).
-            boolean oneHost = model.getHosts().size() <= 1;
-            for (int i = 0; i < containers.getLength() && ! oneHost; i++) {
+            for (int i = 0; i < containers.getLength(); i++) {
                 Element container = (Element) containers.item(i);
                 if ( ! containerId.equals(container.getAttribute("id"))) continue;
                 if (container.getElementsByTagName("document-api").getLength() == 0) continue;
                 DocumentApiGuard.addTo(container, PackageServices.containerPort(model));
                 changed = true;
             }
-            for (int i = 0; i < containers.getLength() && ! oneHost; i++) {
+            for (int i = 0; i < containers.getLength(); i++) {
                 Element container = (Element) containers.item(i);
                 if ( ! containerId.equals(container.getAttribute("id"))) continue;
                 AccessFilterChain.addTo(container, PackageServices.containerPort(model));
-                SearchAdmission.addTo(container);
+                SearchAdmission.addTo(container, PackageServices.containerPort(model));
                 changed = true;
             }
             if ( ! changed) return;
