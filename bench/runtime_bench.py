@@ -174,6 +174,11 @@ def plot(results: dict, out: Path) -> None:
     fig.savefig(out, dpi=120)
 
 
+def ratio(value: float, floor: float) -> float:
+    """value / floor; NaN where the floor is zero (a short smoke run can measure no CPU for the floor)."""
+    return value / floor if floor else float("nan")
+
+
 def report(feed_summary: dict, writes: dict, latency: dict, results: dict, network: str, args: argparse.Namespace, out: Path) -> str:
     floor = {r["rate"]: r for r in results["floor (/status.html)"]}
     lines = [f"# dwell runtime: serving benchmark ({args.preset} corpus)", "",
@@ -236,7 +241,7 @@ def report(feed_summary: dict, writes: dict, latency: dict, results: dict, netwo
             f = floor[r["rate"]]
             lines.append(f"| {name} | {r['rate']:.0f} | {r['achieved']:.1f} | {r['p50']:.2f} | {r['p95']:.2f} | {r['p99']:.2f} | "
                          f"{r['miss_10ms']:.3f} | {r['miss_50ms']:.3f} | {r['p50'] / f['p50']:.1f}x | {r['p99'] / f['p99']:.1f}x | "
-                         f"{r.get('cpu_ms', float('nan')):.2f} | {r.get('cpu_ms', float('nan')) / f.get('cpu_ms', float('nan')):.1f}x |")
+                         f"{r.get('cpu_ms', float('nan')):.2f} | {ratio(r.get('cpu_ms', float('nan')), f.get('cpu_ms', float('nan'))):.1f}x |")
     lines += ["", "![p99 and SLO miss rate vs offered load](runtime.png)", "",
               "## Second phase per document (2,000-comment article, same run)", "", "```", network, "```", "",
               "The machine is shared with other work while this runs: compare ratios within a run, not absolute times across runs.", ""]
