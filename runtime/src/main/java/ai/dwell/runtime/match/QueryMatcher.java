@@ -172,8 +172,9 @@ public final class QueryMatcher {
                     terms.add(new QueryTerm(field, word.toLowerCase(Locale.ROOT), properties.hasItemWeight() ? properties.getItemWeight() : 100));
                 continue;
             }
-            Attribute attribute = attribute(field);
-            if ( ! attribute.matchTerm(word, active, result))
+            Optional<Attribute> attribute = index.attribute(field);
+            if (attribute.isEmpty()) continue; // not a field of this document type: no hits here, as proton
+            if ( ! attribute.get().matchTerm(word, active, result))
                 throw new UnsupportedQueryException("Term '" + word + "' can not be matched against attribute '" + field + "'");
         }
         return result;
@@ -182,9 +183,10 @@ public final class QueryMatcher {
     private BitSet in(SearchProtocol.TermItemProperties properties, List<String> words) {
         BitSet result = new BitSet();
         for (String field : fields(properties.getIndex())) {
-            Attribute attribute = attribute(field);
+            Optional<Attribute> attribute = index.attribute(field);
+            if (attribute.isEmpty()) continue; // not a field of this document type: no hits here, as proton
             for (String word : words)
-                if ( ! attribute.matchTerm(word, active, result))
+                if ( ! attribute.get().matchTerm(word, active, result))
                     throw new UnsupportedQueryException("Term '" + word + "' can not be matched against attribute '" + field + "'");
         }
         return result;

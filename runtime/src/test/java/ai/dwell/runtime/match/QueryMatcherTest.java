@@ -14,6 +14,7 @@ import com.yahoo.prelude.query.AndItem;
 import com.yahoo.prelude.query.IntItem;
 import com.yahoo.prelude.query.Item;
 import com.yahoo.prelude.query.NotItem;
+import com.yahoo.prelude.query.OrItem;
 import com.yahoo.prelude.query.PhraseItem;
 import com.yahoo.prelude.query.RankItem;
 import com.yahoo.prelude.query.WeakAndItem;
@@ -147,9 +148,19 @@ public class QueryMatcherTest {
     }
 
     @Test
-    void unknownFieldsAndUnsupportedItemsAreErrors() {
-        assertThrows(UnsupportedQueryException.class, () -> matches(new WordItem("x", "nosuchfield")));
+    void unsupportedItemsAreErrors() {
         assertThrows(UnsupportedQueryException.class, () -> matches(new com.yahoo.prelude.query.PrefixItem("fo", "text")));
+    }
+
+    @Test
+    void aTermOnAFieldThisTypeDoesNotHaveMatchesNothing() {
+        // a query over all types (e.g. ?query=x on the default index) reaches types without that field:
+        // proton resolves the term to no field there and matches nothing (blueprintbuilder.cpp), no error
+        assertEquals(List.of(), matches(new WordItem("fox", "no_such_field")));
+        OrItem or = new OrItem();
+        or.addItem(new WordItem("fox", "no_such_field"));
+        or.addItem(new WordItem("a2", "article_id"));
+        assertEquals(List.of("c3"), matches(or));
     }
 
     @Test
