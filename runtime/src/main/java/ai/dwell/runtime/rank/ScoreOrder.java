@@ -61,13 +61,8 @@ final class ScoreOrder {
     /** Reorders order[low..high] so that the positions before and at index last are the best ones in that range. */
     private static void select(int[] order, double[] scores, int low, int high, int last) {
         while (high - low >= INSERTION_SORT_BELOW) {
-            int pivot = order[(low + high) >>> 1];
-            int i = low, j = high;
-            while (i <= j) {
-                while (before(order[i], pivot, scores)) i++;
-                while (before(pivot, order[j], scores)) j--;
-                if (i <= j) { int t = order[i]; order[i++] = order[j]; order[j--] = t; }
-            }
+            long split = partition(order, scores, low, high);
+            int i = (int) (split >>> 32), j = (int) split;
             if (last <= j) high = j;
             else if (last >= i) low = i;
             else return; // between j and i: only the pivot's equals, in place
@@ -77,13 +72,8 @@ final class ScoreOrder {
 
     private static void sort(int[] order, double[] scores, int low, int high) {
         while (high - low >= INSERTION_SORT_BELOW) {
-            int pivot = order[(low + high) >>> 1];
-            int i = low, j = high;
-            while (i <= j) {
-                while (before(order[i], pivot, scores)) i++;
-                while (before(pivot, order[j], scores)) j--;
-                if (i <= j) { int t = order[i]; order[i++] = order[j]; order[j--] = t; }
-            }
+            long split = partition(order, scores, low, high);
+            int i = (int) (split >>> 32), j = (int) split;
             if (j - low < high - i) { sort(order, scores, low, j); low = i; }
             else { sort(order, scores, i, high); high = j; }
         }
@@ -92,6 +82,21 @@ final class ScoreOrder {
             while (j >= low && before(position, order[j], scores)) { order[j + 1] = order[j]; j--; }
             order[j + 1] = position;
         }
+    }
+
+    /**
+     * Hoare partition of order[low..high] around its middle element: after it, everything at or before j
+     * goes before or ties the pivot, everything at or after i after or ties it. Returns i and j packed in a long.
+     */
+    private static long partition(int[] order, double[] scores, int low, int high) {
+        int pivot = order[(low + high) >>> 1];
+        int i = low, j = high;
+        while (i <= j) {
+            while (before(order[i], pivot, scores)) i++;
+            while (before(pivot, order[j], scores)) j--;
+            if (i <= j) { int t = order[i]; order[i++] = order[j]; order[j--] = t; }
+        }
+        return ((long) i << 32) | (j & 0xffffffffL);
     }
 
     /** Whether position a goes before position b (as Double.compare orders scores, descending). */
