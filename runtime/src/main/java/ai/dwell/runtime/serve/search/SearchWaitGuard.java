@@ -11,25 +11,26 @@ import com.yahoo.search.handler.SearchHandler;
 
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * In front of Vespa's search handler, bounding how long a query waits for a search thread.
  *
  * Vespa's container admits queries through the search handler's thread pool: while all its threads
  * are busy a query waits in the pool's queue, and when the queue is full it is refused with 503 at
- * once. Under a sustained surge the queue stays full, so every admitted query waits for all those
- * ahead of it. This guard hands each query to the same pool, as Vespa's handler does, and when a
- * thread takes it, runs it through Vespa's handler only if it has waited no longer than the
- * {@link QueueWaitBound}, or nobody waits behind it; one that waited longer from a standing queue is refused as the full pool refuses (503), in
- * microseconds, so the queue is drained of what its clients would get too late. What is admitted
- * waits at most the bound, however long the surge.
+ * once. Under a sustained surge that queue stays full, so every admitted query waits for all those
+ * ahead of it. This guard keeps the waiting queries in a {@link SearchQueue} and hands the pool a
+ * turn for each, as Vespa's handler hands it a task for each: the pool's threads and queue bound how
+ * many run and wait, as before. A thread taking a turn runs the query the queue gives, through
+ * Vespa's handler: the oldest while the queue drains, the newest once it backs up; and it refuses, as
+ * the full pool refuses (503), those that waited longer than the {@link QueueWaitBound} from a
+ * standing queue, in microseconds. What is admitted in a surge waits about nothing, and nothing is left
+ * queued when it ends.
  */
 public class SearchWaitGuard extends AbstractRequestHandler {
 
     private final ThreadedHttpRequestHandler search;
-    private final QueueWaitBound bound;
-    private final AtomicInteger waiting = new AtomicInteger();
+    private final SearchQueue<QueuedSearch> queue;
+    private final String overBound;
 
     @Inject
     public SearchWaitGuard(SearchHandler search) {
@@ -38,7 +39,9 @@ public class SearchWaitGuard extends AbstractRequestHandler {
 
     public SearchWaitGuard(ThreadedHttpRequestHandler search, QueueWaitBound bound) {
         this.search = search;
-        this.bound = bound;
+        this.queue = new SearchQueue<>(bound);
+        this.overBound = "waited in the search queue over the bound of " + bound.maxWait().toMillis() + " ms (" +
+                         QueueWaitBound.VARIABLE + ")";
     }
 
     @Override
@@ -46,16 +49,28 @@ public class SearchWaitGuard extends AbstractRequestHandler {
         if (request.getTimeout(TimeUnit.MILLISECONDS) == null && search.getTimeout() != null)
             request.setTimeout(search.getTimeout().toMillis(), TimeUnit.MILLISECONDS);
         BufferedContentChannel content = new BufferedContentChannel();
-        QueuedSearch queued = new QueuedSearch(search, bound, waiting, request, content, responseHandler);
-        waiting.incrementAndGet();
+        if ( ! queue.add(new QueuedSearch(search, request, content, responseHandler))) return content;
         try {
-            search.executor().execute(queued);
+            search.executor().execute(this::takeTurn);
         }
         catch (RejectedExecutionException e) {
-            waiting.decrementAndGet();
-            queued.refuse("the search queue is full");
+            QueuedSearch evicted = queue.evict();
+            if (evicted != null) evicted.refuse("the search queue is full");
         }
         return content;
+    }
+
+    /** A search thread's turn: refuses what waited too long, then runs the query the queue gives. */
+    private void takeTurn() {
+        SearchQueue.Taken<QueuedSearch> taken = queue.take(System.nanoTime());
+        for (QueuedSearch stale : taken.refuse()) stale.refuse(overBound);
+        if (taken.run() == null) return;
+        try {
+            taken.run().run();
+        }
+        finally {
+            queue.done();
+        }
     }
 
 }

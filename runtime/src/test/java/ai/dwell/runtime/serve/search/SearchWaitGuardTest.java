@@ -15,8 +15,10 @@ import java.io.OutputStream;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -26,17 +28,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The guard with a real JDisc request and a real threaded handler on a pool of one thread and a
- * queue of two: a query that waited longer than the bound with another behind it is refused, the last
- * one waiting runs however long it waited (no standing queue), one that waited less runs, and one
- * beyond the queue is refused at once.
+ * queue of two: beyond the queue the oldest waiting query is refused at once, one that waited longer
+ * than the bound with another behind it is refused when a thread comes, the newest runs first once
+ * the queue backs up, and with the bound off everything queued runs in order.
  */
 class SearchWaitGuardTest {
 
     private final TestDriver driver = TestDriver.newSimpleApplicationInstanceWithoutOsgi();
     private final ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES, new ArrayBlockingQueue<>(2));
     private final CountDownLatch release = new CountDownLatch(1);
+    private final List<String> ran = new CopyOnWriteArrayList<>();
     private final ThreadedHttpRequestHandler search = new ThreadedHttpRequestHandler(pool) {
         @Override public HttpResponse handle(HttpRequest request) {
+            ran.add(request.getProperty("name"));
             if (request.getProperty("block") != null) {
                 try { release.await(); } catch (InterruptedException e) { throw new IllegalStateException(e); }
             }
@@ -56,34 +60,64 @@ class SearchWaitGuardTest {
     }
 
     @Test
-    void refusesWhatWaitedLongerThanTheBoundFromAStandingQueue() throws Exception {
+    void refusesTheOldestBeyondTheQueueAndWhatWaitedLongerThanTheBound() throws Exception {
         SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ofMillis(200)));
-        Answer running = send(guard, "/search/?block=true");
-        Answer waiting = send(guard, "/search/");
-        Answer last = send(guard, "/search/");
+        Answer running = send(guard, "/search/?block=true&name=running");
+        Answer oldest = send(guard, "/search/?name=oldest");
+        Answer older = send(guard, "/search/?name=older");
         Thread.sleep(400); // both wait for the first, longer than the bound
-        Answer full = send(guard, "/search/");
-        assertEquals(503, full.status().get(5, TimeUnit.SECONDS).getStatus(), "beyond the queue: refused at once");
-        assertEquals("the search queue is full", full.status().get().headers().getFirst(OverloadResponse.REASON_HEADER));
+        Answer newest = send(guard, "/search/?name=newest");
+        Response full = oldest.status().get(5, TimeUnit.SECONDS);
+        assertEquals(503, full.getStatus(), "beyond the queue: the oldest is refused at once");
+        assertEquals("the search queue is full", full.headers().getFirst(OverloadResponse.REASON_HEADER));
         release.countDown();
         assertEquals(200, running.status().get(5, TimeUnit.SECONDS).getStatus());
-        Response refused = waiting.status().get(5, TimeUnit.SECONDS);
-        assertEquals(503, refused.getStatus(), "waited too long, with another behind it");
-        assertTrue(refused.headers().getFirst(OverloadResponse.REASON_HEADER).contains("over the bound of 200 ms"),
-                   refused.headers().toString());
-        assertEquals(200, last.status().get(5, TimeUnit.SECONDS).getStatus(), "waited too long, but nobody behind it");
-        assertEquals(200, send(guard, "/search/").status().get(5, TimeUnit.SECONDS).getStatus(), "an idle pool runs it");
+        Response stale = older.status().get(5, TimeUnit.SECONDS);
+        assertEquals(503, stale.getStatus(), "waited too long, with another behind it");
+        assertTrue(stale.headers().getFirst(OverloadResponse.REASON_HEADER).contains("over the bound of 200 ms"),
+                   stale.headers().toString());
+        assertEquals(200, newest.status().get(5, TimeUnit.SECONDS).getStatus());
+        assertEquals(List.of("running", "newest"), ran);
+        assertEquals(200, send(guard, "/search/?name=idle").status().get(5, TimeUnit.SECONDS).getStatus(), "an idle pool runs it");
     }
 
     @Test
-    void withTheBoundOffEverythingQueuedRuns() throws Exception {
-        SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ZERO));
-        Answer running = send(guard, "/search/?block=true");
-        Answer waiting = send(guard, "/search/");
-        Thread.sleep(100);
+    void theLastOneWaitingRunsHoweverLongItWaited() throws Exception {
+        SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ofMillis(100)));
+        Answer running = send(guard, "/search/?block=true&name=running");
+        Answer alone = send(guard, "/search/?name=alone");
+        Thread.sleep(300);
         release.countDown();
         assertEquals(200, running.status().get(5, TimeUnit.SECONDS).getStatus());
-        assertEquals(200, waiting.status().get(5, TimeUnit.SECONDS).getStatus());
+        assertEquals(200, alone.status().get(5, TimeUnit.SECONDS).getStatus(), "no standing queue: a stall, not overload");
+    }
+
+    @Test
+    void aBackedUpQueueRunsTheNewestFirst() throws Exception {
+        SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ofMillis(2000)));
+        Answer running = send(guard, "/search/?block=true&name=running");
+        Answer first = send(guard, "/search/?name=first");
+        Thread.sleep(1100); // over half the bound: backed up, but not stale
+        Answer second = send(guard, "/search/?name=second");
+        release.countDown();
+        for (Answer answer : List.of(running, first, second))
+            assertEquals(200, answer.status().get(5, TimeUnit.SECONDS).getStatus());
+        assertEquals(List.of("running", "second", "first"), ran);
+    }
+
+    @Test
+    void withTheBoundOffEverythingQueuedRunsInOrder() throws Exception {
+        SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ZERO));
+        Answer running = send(guard, "/search/?block=true&name=running");
+        Answer first = send(guard, "/search/?name=first");
+        Answer second = send(guard, "/search/?name=second");
+        Thread.sleep(100);
+        Answer full = send(guard, "/search/?name=full");
+        assertEquals(503, full.status().get(5, TimeUnit.SECONDS).getStatus(), "beyond the queue: the newest is refused, as Vespa's pool does");
+        release.countDown();
+        for (Answer answer : List.of(running, first, second))
+            assertEquals(200, answer.status().get(5, TimeUnit.SECONDS).getStatus());
+        assertEquals(List.of("running", "first", "second"), ran);
     }
 
     private record Answer(CompletableFuture<Response> status) implements ResponseHandler {
