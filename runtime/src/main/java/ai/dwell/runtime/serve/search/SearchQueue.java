@@ -5,24 +5,28 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The queries waiting for a search thread, and which one a free thread takes (adaptive LIFO with a
- * sojourn bound, as in CoDel and Facebook's adaptive LIFO).
+ * The queries waiting for a search thread, which one runs next, and how many run at once (adaptive
+ * LIFO with a sojourn bound, as in CoDel and Facebook's adaptive LIFO, plus a concurrency limit).
  *
- * While the queue drains (its oldest query has waited less than half the bound) a thread takes the
- * oldest, first come first served, as Vespa's pool does. Once it backs up, a thread takes the newest:
- * in a surge the query just sent is the one whose client still waits, and it runs at once instead of
+ * While the queue drains (its oldest query has waited less than half the bound) the oldest runs
+ * next, first come first served, as in Vespa's pool. Once it backs up, the newest runs next: in a
+ * surge the query just sent is the one whose client still waits, and it runs at once instead of
  * after everything ahead of it. The old ones are refused when they have waited longer than the bound
- * from a standing queue, one with at least as many queries behind them as threads running (and at
- * least one): that many a round of the threads does not clear. So no query is left to wait without
- * end, the queue is empty as soon as the surge ends, and a query that waited only because the
- * running ones were slow (a cold container, a collection pause), with the threads about to take all
- * that wait, is not refused. With the bound off (0) it is plain first come first served with no
- * refusals.
+ * from a standing queue: one longer than the next round of threads takes (the thread taking now,
+ * each running query's thread when it finishes, and each turn on its way, up to the limit). So no
+ * query is left to wait without end, the queue is empty as soon as the surge ends, and a query that
+ * waited only because the threads were slow to come (a cold container, a collection pause) is not
+ * refused.
  *
- * Threads come to the queue by turns handed to the search pool: there are always at least as many
- * turns pending as queries waiting, so each query is taken or refused; and no more turns are handed
- * out while there are, so turns left over by refused queries do not fill the pool's queue.
+ * At most {@code limit} queries run at once. Ranking is CPU work: past one query per core, more
+ * running queries only share the cores, and each takes longer. A thread that finishes a query takes
+ * the next before it leaves, so the queue never waits for a turn while queries run.
  *
+ * Threads come by turns handed to the search pool, one per query while there are fewer pending
+ * than queries waiting: so each query is run or refused, and turns left over by refused queries
+ * do not fill the pool's queue.
+ *
+ * With the bound off (0) it is Vespa's pool: first come first served, no refusals, no limit.
  * Safe for the container's threads: every operation takes the queue's lock for a few instructions.
  */
 final class SearchQueue<T extends SearchQueue.Waiting> {
@@ -32,16 +36,19 @@ final class SearchQueue<T extends SearchQueue.Waiting> {
         long queuedNanos();
     }
 
-    /** What a free thread takes: the query to run (or null when none waits) and those to refuse. */
+    /** What a thread takes: the query to run (or null: none, or enough run) and those to refuse. */
     record Taken<T>(T run, List<T> refuse) {}
 
     private final QueueWaitBound bound;
+    private final int limit;
     private final ArrayDeque<T> queue = new ArrayDeque<>();
     private int turns = 0;
     private int running = 0;
 
-    SearchQueue(QueueWaitBound bound) {
+    SearchQueue(QueueWaitBound bound, int limit) {
+        if (limit < 1) throw new IllegalArgumentException("At least one query must run at once, not " + limit);
         this.bound = bound;
+        this.limit = bound.isOff() ? Integer.MAX_VALUE : limit;
     }
 
     /** Queues the query: true if the caller must hand the pool a turn for it. */
@@ -52,41 +59,45 @@ final class SearchQueue<T extends SearchQueue.Waiting> {
         return true;
     }
 
-    synchronized int size() { return queue.size(); }
-
-    /**
-     * A turn: takes the query a free thread runs now, and removes the ones to refuse: those that
-     * waited longer than the bound while others wait behind them.
-     */
-    Taken<T> take(long nowNanos) {
-        List<T> refuse = List.of();
-        synchronized (this) {
-            turns--;
-            while (queue.size() > Math.max(1, running) && ! bound.admits(nowNanos - queue.peekFirst().queuedNanos())) {
-                if (refuse.isEmpty()) refuse = new ArrayList<>();
-                refuse.add(queue.pollFirst());
-            }
-            T oldest = queue.peekFirst();
-            if (oldest == null) return new Taken<>(null, refuse);
-            boolean backedUp = ! bound.isOff() && nowNanos - oldest.queuedNanos() > bound.maxWait().toNanos() / 2;
-            running++;
-            return new Taken<>(backedUp ? queue.pollLast() : queue.pollFirst(), refuse);
-        }
+    /** A turn of a pool thread: what it runs and refuses. */
+    synchronized Taken<T> take(long nowNanos) {
+        turns--;
+        return next(nowNanos);
     }
 
-    /** A query taken has run: its thread is free. */
-    synchronized void done() {
+    /** A thread finished running a query: what it runs and refuses next. */
+    synchronized Taken<T> takeAfter(long nowNanos) {
+        running--;
+        return next(nowNanos);
+    }
+
+    /** A thread failed running a query, and takes no other. */
+    synchronized void failed() {
         running--;
     }
 
     /**
      * The pool refused a turn (its queue is full): removes the query to refuse, the oldest while the
-     * bound is on, since the newest is the one a thread takes next, else the newest, as Vespa's pool
+     * bound is on, since the newest is the one that runs next, else the newest, as Vespa's pool
      * refuses the query it cannot queue. Null when none waits.
      */
     synchronized T evict() {
         turns--;
         return bound.isOff() ? queue.pollLast() : queue.pollFirst();
+    }
+
+    private Taken<T> next(long nowNanos) {
+        List<T> refuse = List.of();
+        int nextRound = (int) Math.min(limit, running + turns + 1L);
+        while (queue.size() > nextRound && ! bound.admits(nowNanos - queue.peekFirst().queuedNanos())) {
+            if (refuse.isEmpty()) refuse = new ArrayList<>();
+            refuse.add(queue.pollFirst());
+        }
+        T oldest = queue.peekFirst();
+        if (oldest == null || running >= limit) return new Taken<>(null, refuse);
+        boolean backedUp = ! bound.isOff() && nowNanos - oldest.queuedNanos() > bound.maxWait().toNanos() / 2;
+        running++;
+        return new Taken<>(backedUp ? queue.pollLast() : queue.pollFirst(), refuse);
     }
 
 }

@@ -20,11 +20,12 @@ import java.util.concurrent.TimeUnit;
  * once. Under a sustained surge that queue stays full, so every admitted query waits for all those
  * ahead of it. This guard keeps the waiting queries in a {@link SearchQueue} and hands the pool a
  * turn for each, as Vespa's handler hands it a task for each: the pool's threads and queue bound how
- * many run and wait, as before. A thread taking a turn runs the query the queue gives, through
- * Vespa's handler: the oldest while the queue drains, the newest once it backs up; and it refuses, as
- * the full pool refuses (503), those that waited longer than the {@link QueueWaitBound} from a
- * standing queue, in microseconds. What is admitted in a surge waits about nothing, and nothing is left
- * queued when it ends.
+ * many wait, as before. A thread taking a turn runs the query the queue gives, through Vespa's
+ * handler: the oldest while the queue drains, the newest once it backs up, and no more at once than
+ * {@link RunningQueries} (one per core); and it refuses, as the full pool refuses (503), those that
+ * waited longer than the {@link QueueWaitBound} from a standing queue, in microseconds. What is
+ * admitted in a surge waits about nothing and has the cores to itself, and nothing is left queued
+ * when the surge ends.
  */
 public class SearchWaitGuard extends AbstractRequestHandler {
 
@@ -34,12 +35,12 @@ public class SearchWaitGuard extends AbstractRequestHandler {
 
     @Inject
     public SearchWaitGuard(SearchHandler search) {
-        this(search, QueueWaitBound.fromEnvironment());
+        this(search, QueueWaitBound.fromEnvironment(), RunningQueries.fromEnvironment());
     }
 
-    public SearchWaitGuard(ThreadedHttpRequestHandler search, QueueWaitBound bound) {
+    public SearchWaitGuard(ThreadedHttpRequestHandler search, QueueWaitBound bound, RunningQueries running) {
         this.search = search;
-        this.queue = new SearchQueue<>(bound);
+        this.queue = new SearchQueue<>(bound, running.limit());
         this.overBound = "waited in the search queue over the bound of " + bound.maxWait().toMillis() + " ms (" +
                          QueueWaitBound.VARIABLE + ")";
     }
@@ -60,16 +61,23 @@ public class SearchWaitGuard extends AbstractRequestHandler {
         return content;
     }
 
-    /** A search thread's turn: refuses what waited too long, then runs the query the queue gives. */
+    /**
+     * A search thread's turn: refuses what waited too long and runs what the queue gives, then the
+     * next, until the queue has nothing for it.
+     */
     private void takeTurn() {
         SearchQueue.Taken<QueuedSearch> taken = queue.take(System.nanoTime());
-        for (QueuedSearch stale : taken.refuse()) stale.refuse(overBound);
-        if (taken.run() == null) return;
-        try {
-            taken.run().run();
-        }
-        finally {
-            queue.done();
+        while (true) {
+            for (QueuedSearch stale : taken.refuse()) stale.refuse(overBound);
+            if (taken.run() == null) return;
+            try {
+                taken.run().run();
+            }
+            catch (Throwable t) {
+                queue.failed();
+                throw t;
+            }
+            taken = queue.takeAfter(System.nanoTime());
         }
     }
 

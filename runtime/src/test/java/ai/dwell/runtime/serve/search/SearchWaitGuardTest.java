@@ -27,8 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The guard with a real JDisc request and a real threaded handler on a pool of one thread and a
- * queue of two: beyond the queue the oldest waiting query is refused at once, one that waited longer
+ * The guard with a real JDisc request and a real threaded handler on a pool of one thread (and one
+ * query running at once) and a queue of two: beyond the queue the oldest waiting query is refused at once, one that waited longer
  * than the bound with another behind it is refused when a thread comes, the newest runs first once
  * the queue backs up, and with the bound off everything queued runs in order.
  */
@@ -61,7 +61,7 @@ class SearchWaitGuardTest {
 
     @Test
     void refusesTheOldestBeyondTheQueueAndWhatWaitedLongerThanTheBound() throws Exception {
-        SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ofMillis(200)));
+        SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ofMillis(200)), new RunningQueries(1));
         Answer running = send(guard, "/search/?block=true&name=running");
         Answer oldest = send(guard, "/search/?name=oldest");
         Answer older = send(guard, "/search/?name=older");
@@ -83,7 +83,7 @@ class SearchWaitGuardTest {
 
     @Test
     void theLastOneWaitingRunsHoweverLongItWaited() throws Exception {
-        SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ofMillis(100)));
+        SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ofMillis(100)), new RunningQueries(1));
         Answer running = send(guard, "/search/?block=true&name=running");
         Answer alone = send(guard, "/search/?name=alone");
         Thread.sleep(300);
@@ -94,7 +94,7 @@ class SearchWaitGuardTest {
 
     @Test
     void aBackedUpQueueRunsTheNewestFirst() throws Exception {
-        SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ofMillis(2000)));
+        SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ofMillis(2000)), new RunningQueries(1));
         Answer running = send(guard, "/search/?block=true&name=running");
         Answer first = send(guard, "/search/?name=first");
         Thread.sleep(1100); // over half the bound: backed up, but not stale
@@ -107,7 +107,7 @@ class SearchWaitGuardTest {
 
     @Test
     void withTheBoundOffEverythingQueuedRunsInOrder() throws Exception {
-        SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ZERO));
+        SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ZERO), new RunningQueries(1));
         Answer running = send(guard, "/search/?block=true&name=running");
         Answer first = send(guard, "/search/?name=first");
         Answer second = send(guard, "/search/?name=second");
