@@ -73,7 +73,7 @@ def admission() -> str:
     """The admission settings the runtime runs with (the environment, else the runtime's defaults)."""
     env = os.environ
     return (f"threads {env.get('DWELL_SEARCH_THREADS', '2')} per core, queue {env.get('DWELL_SEARCH_QUEUE', '4')} per thread, "
-            f"max wait {env.get('DWELL_SEARCH_MAX_WAIT_MS', '20')} ms")
+            f"max wait {env.get('DWELL_SEARCH_MAX_WAIT_MS', '20')} ms, running {env.get('DWELL_SEARCH_RUNNING', '1')} per core")
 
 
 def run_phases(queries: Path, phases: list[tuple[float, float]], out: Path, timeout_ms: int = 10_000) -> Requests:
@@ -218,8 +218,9 @@ def main() -> None:
         "Admission: the search handler's thread pool bounds how many queries wait (Vespa's own `<search><threadpool>`, "
         "which the runtime sizes to DWELL_SEARCH_THREADS per core with a queue of DWELL_SEARCH_QUEUE per thread unless "
         "the package sets it; past it a query gets 503 at once), and the runtime's SearchWaitGuard bounds how long "
-        f"they wait ({admission()}): while the queue drains threads take the oldest query; once its oldest has waited "
-        "half the bound they take the newest, and refuse (503) those that waited over the bound from a standing queue.",
+        f"they wait and how many run ({admission()}): while the queue drains threads take the oldest query; once its "
+        "oldest has waited half the bound they take the newest, and refuse (503) those that waited over the bound from a "
+        "standing queue; at most DWELL_SEARCH_RUNNING queries per core run at once.",
         "",
         "## Sustainable rate",
         "",
