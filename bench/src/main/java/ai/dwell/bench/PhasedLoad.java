@@ -64,12 +64,12 @@ public class PhasedLoad {
         Outcome[] outcomes = new Outcome[dues.size()];
         long[] dueNanos = new long[dues.size()];
         CountDownLatch answered = new CountDownLatch(dues.size());
-        SelectorHttpClient.Completion record = (index, status, doneNanos) -> {
+        SelectorHttpClient.Completion record = (index, status, response, doneNanos) -> {
             outcomes[index] = new Outcome(dues.get(index), doneNanos - dueNanos[index], status);
             answered.countDown();
         };
         try (SelectorHttpClient client = new SelectorHttpClient(positional.get(0), Integer.parseInt(positional.get(1)),
-                                                                connections, timeoutMillis * 1_000_000, record)) {
+                                                                connections, timeoutMillis * 1_000_000, false, record)) {
             long begin = System.nanoTime() + 20_000_000;
             for (int i = 0; i < dues.size(); i++) {
                 dueNanos[i] = begin + dues.get(i);

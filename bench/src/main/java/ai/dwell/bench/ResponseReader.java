@@ -3,22 +3,50 @@ package ai.dwell.bench;
 import java.nio.ByteBuffer;
 
 /**
- * Reads HTTP/1.1 responses from the bytes of one connection as they arrive, keeping only the status:
- * the head up to its blank line, then a body of Content-Length bytes or of chunks. The body is
- * skipped, not stored. One reader per connection, used by one thread.
+ * Reads HTTP/1.1 responses from the bytes of one connection as they arrive: the head up to its
+ * blank line, then a body of Content-Length bytes or of chunks. It keeps the status, and the body
+ * only if asked to (else it is skipped, not copied). One reader per connection, used by one thread.
  */
 final class ResponseReader {
 
     private enum State { HEAD, FIXED_BODY, CHUNK_SIZE, CHUNK_DATA, CHUNK_DATA_END, TRAILER }
 
     private final StringBuilder line = new StringBuilder();
+    private final boolean keepBody;
+    private byte[] body = new byte[0];
+    private int bodyLength;
     private State state = State.HEAD;
     private int status = -1;
     private long remaining;
     private boolean chunked, closes, firstLine = true;
 
-    /** A complete response: its status, and whether the server closes the connection after it. */
-    record Response(int status, boolean closes) {}
+    /** A complete response: its status, whether the server closes the connection after it, and its body if kept. */
+    record Response(int status, boolean closes, byte[] body) {
+
+        Response(int status, boolean closes) { this(status, closes, null); }
+
+        @Override public boolean equals(Object o) {
+            return o instanceof Response r && r.status == status && r.closes == closes && java.util.Arrays.equals(r.body, body);
+        }
+
+        @Override public int hashCode() { return status * 31 + (closes ? 1 : 0); }
+
+        /** Whether the body holds these bytes (false when it was not kept). */
+        boolean contains(byte[] pattern) {
+            if (body == null) return false;
+            outer:
+            for (int i = 0; i + pattern.length <= body.length; i++) {
+                for (int j = 0; j < pattern.length; j++) if (body[i + j] != pattern[j]) continue outer;
+                return true;
+            }
+            return false;
+        }
+
+    }
+
+    ResponseReader() { this(false); }
+
+    ResponseReader(boolean keepBody) { this.keepBody = keepBody; }
 
     /**
      * Consumes bytes from the buffer until a response completes (returned, the rest of the buffer
@@ -35,7 +63,8 @@ final class ResponseReader {
                 }
                 case FIXED_BODY, CHUNK_DATA -> {
                     int skip = (int) Math.min(remaining, in.remaining());
-                    in.position(in.position() + skip);
+                    if (keepBody) keep(in, skip);
+                    else in.position(in.position() + skip);
                     remaining -= skip;
                     if (remaining == 0) {
                         if (state == State.FIXED_BODY) return complete();
@@ -106,8 +135,15 @@ final class ResponseReader {
         }
     }
 
+    private void keep(ByteBuffer in, int length) {
+        if (bodyLength + length > body.length) body = java.util.Arrays.copyOf(body, Math.max(2 * body.length, bodyLength + length));
+        in.get(body, bodyLength, length);
+        bodyLength += length;
+    }
+
     private Response complete() {
-        Response response = new Response(status, closes);
+        Response response = new Response(status, closes, keepBody ? java.util.Arrays.copyOf(body, bodyLength) : null);
+        bodyLength = 0;
         state = State.HEAD;
         status = -1;
         remaining = 0;

@@ -49,6 +49,18 @@ class ResponseReaderTest {
         assertFalse(two.hasRemaining());
     }
 
+    @Test
+    void keepsTheBodyWhenAsked() {
+        ResponseReader reader = new ResponseReader(true);
+        ResponseReader.Response chunked = reader.read(bytes(CHUNKED));
+        assertEquals("hello world", new String(chunked.body(), StandardCharsets.ISO_8859_1));
+        assertTrue(chunked.contains("o w".getBytes(StandardCharsets.ISO_8859_1)));
+        assertFalse(chunked.contains("ow".getBytes(StandardCharsets.ISO_8859_1)));
+        assertEquals("{\"a\":\"xyz\"}", new String(reader.read(bytes(FIXED)).body(), StandardCharsets.ISO_8859_1));
+        assertEquals(0, reader.read(bytes(EMPTY)).body().length);
+        assertFalse(new ResponseReader().read(bytes(FIXED)).contains("a".getBytes(StandardCharsets.ISO_8859_1)), "not kept");
+    }
+
     private static ByteBuffer bytes(String text) {
         return ByteBuffer.wrap(text.getBytes(StandardCharsets.ISO_8859_1));
     }
