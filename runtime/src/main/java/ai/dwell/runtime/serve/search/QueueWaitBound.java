@@ -30,9 +30,4 @@ public record QueueWaitBound(Duration maxWait) {
 
     public boolean isOff() { return maxWait.isZero(); }
 
-    /** Whether a query that has waited this many nanoseconds may still run. */
-    public boolean admits(long waitedNanos) {
-        return isOff() || waitedNanos <= maxWait.toNanos();
-    }
-
 }

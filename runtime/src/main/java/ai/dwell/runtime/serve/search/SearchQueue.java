@@ -12,11 +12,14 @@ import java.util.List;
  * next, first come first served, as in Vespa's pool. Once it backs up, the newest runs next: in a
  * surge the query just sent is the one whose client still waits, and it runs at once instead of
  * after everything ahead of it. The old ones are refused when they have waited longer than the bound
- * from a standing queue: one longer than the next round of threads takes (the thread taking now,
- * each running query's thread when it finishes, and each turn on its way, up to the limit). So no
+ * from a standing queue: one longer than the next two rounds of threads take (a round: the thread
+ * taking now, each running query's thread when it finishes, and each turn on its way, up to the
+ * limit; closed-loop clients up to three times the limit wait about a round, and are no surge). So no
  * query is left to wait without end, the queue is empty as soon as the surge ends, and a query that
  * waited only because the threads were slow to come (a cold container, a collection pause) is not
- * refused.
+ * refused. The bound stretches to twice the time queries take to run (a moving average): where a
+ * query takes longer than the bound (a big corpus, a cold container), waiting a round or two behind
+ * others is no sign of overload.
  *
  * At most {@code limit} queries run at once. Ranking is CPU work: past one query per core, more
  * running queries only share the cores, and each takes longer. A thread that finishes a query takes
@@ -44,6 +47,7 @@ final class SearchQueue<T extends SearchQueue.Waiting> {
     private final ArrayDeque<T> queue = new ArrayDeque<>();
     private int turns = 0;
     private int running = 0;
+    private long runNanos = 0; // moving average of the time queries take to run, over about 16 of them
 
     SearchQueue(QueueWaitBound bound, int limit) {
         if (limit < 1) throw new IllegalArgumentException("At least one query must run at once, not " + limit);
@@ -65,9 +69,10 @@ final class SearchQueue<T extends SearchQueue.Waiting> {
         return next(nowNanos);
     }
 
-    /** A thread finished running a query: what it runs and refuses next. */
-    synchronized Taken<T> takeAfter(long nowNanos) {
+    /** A thread finished running a query, which took this long: what it runs and refuses next. */
+    synchronized Taken<T> takeAfter(long nowNanos, long ranNanos) {
         running--;
+        runNanos = runNanos == 0 ? ranNanos : runNanos + (ranNanos - runNanos) / 16;
         return next(nowNanos);
     }
 
@@ -89,13 +94,14 @@ final class SearchQueue<T extends SearchQueue.Waiting> {
     private Taken<T> next(long nowNanos) {
         List<T> refuse = List.of();
         int nextRound = (int) Math.min(limit, running + turns + 1L);
-        while (queue.size() > nextRound && ! bound.admits(nowNanos - queue.peekFirst().queuedNanos())) {
+        long maxWait = bound.isOff() ? Long.MAX_VALUE : Math.max(bound.maxWait().toNanos(), 2 * runNanos);
+        while (queue.size() > 2 * nextRound && nowNanos - queue.peekFirst().queuedNanos() > maxWait) {
             if (refuse.isEmpty()) refuse = new ArrayList<>();
             refuse.add(queue.pollFirst());
         }
         T oldest = queue.peekFirst();
         if (oldest == null || running >= limit) return new Taken<>(null, refuse);
-        boolean backedUp = ! bound.isOff() && nowNanos - oldest.queuedNanos() > bound.maxWait().toNanos() / 2;
+        boolean backedUp = nowNanos - oldest.queuedNanos() > maxWait / 2;
         running++;
         return new Taken<>(backedUp ? queue.pollLast() : queue.pollFirst(), refuse);
     }

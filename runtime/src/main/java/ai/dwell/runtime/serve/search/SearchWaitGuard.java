@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  * many wait, as before. A thread taking a turn runs the query the queue gives, through Vespa's
  * handler: the oldest while the queue drains, the newest once it backs up, and no more at once than
  * {@link RunningQueries} (one per core); and it refuses, as the full pool refuses (503), those that
- * waited longer than the {@link QueueWaitBound} from a standing queue, in microseconds. What is
+ * waited longer than the {@link QueueWaitBound} (or twice a query's running time, if longer) from a
+ * standing queue, in microseconds. What is
  * admitted in a surge waits about nothing and has the cores to itself, and nothing is left queued
  * when the surge ends.
  */
@@ -70,6 +71,7 @@ public class SearchWaitGuard extends AbstractRequestHandler {
         while (true) {
             for (QueuedSearch stale : taken.refuse()) stale.refuse(overBound);
             if (taken.run() == null) return;
+            long started = System.nanoTime();
             try {
                 taken.run().run();
             }
@@ -77,7 +79,8 @@ public class SearchWaitGuard extends AbstractRequestHandler {
                 queue.failed();
                 throw t;
             }
-            taken = queue.takeAfter(System.nanoTime());
+            long finished = System.nanoTime();
+            taken = queue.takeAfter(finished, finished - started);
         }
     }
 
