@@ -3,8 +3,9 @@ package ai.dwell.runtime.serve.search;
 import java.time.Duration;
 
 /**
- * How long a query may wait in the search handler's queue before a thread takes it: one that has
- * waited longer from a standing queue is refused (503), since its client would see that wait on
+ * How long a query may wait in the search handler's queue before a thread takes it (at least; the
+ * {@link SearchQueue} stretches it to twice a query's running time where that is longer): one that
+ * has waited longer from a standing queue is refused (503), since its client would see that wait on
  * top of the query's own time; and past half of it the queue is backed up, and threads take the
  * newest first ({@link SearchQueue}). DWELL_SEARCH_MAX_WAIT_MS sets it, 0 turns it off (Vespa's own
  * behaviour: first come first served until the pool's queue is full). The default, 20 ms, is a few
