@@ -89,7 +89,7 @@ public class ContentServing implements AutoCloseable {
      */
     private static void dropSpanTrees(Document document) {
         document.iterator().forEachRemaining(field -> {
-            if (field.getValue() instanceof StringFieldValue string)
+            if (field.getValue() instanceof StringFieldValue string && string.getSpanTreeMap() != null)
                 List.copyOf(string.getSpanTreeMap().keySet()).forEach(string::removeSpanTree);
         });
     }
