@@ -65,7 +65,7 @@ class SearchWaitGuardTest {
     void refusesTheOldestBeyondTheQueueAndWhatWaitedLongerThanTheBound() throws Exception {
         SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ofMillis(200)), new RunningQueries(1));
         warm(guard);
-        Answer running = send(guard, "/search/?block=true&name=running");
+        Answer running = block(guard);
         List<Answer> waiting = new ArrayList<>();
         for (int i = 0; i < 4; i++) waiting.add(send(guard, "/search/?name=waiting" + i));
         Thread.sleep(400); // all wait for the first, longer than the bound
@@ -92,7 +92,7 @@ class SearchWaitGuardTest {
     void theLastOneWaitingRunsHoweverLongItWaited() throws Exception {
         SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ofMillis(100)), new RunningQueries(1));
         warm(guard);
-        Answer running = send(guard, "/search/?block=true&name=running");
+        Answer running = block(guard);
         Answer alone = send(guard, "/search/?name=alone");
         Thread.sleep(300);
         release.countDown();
@@ -104,7 +104,7 @@ class SearchWaitGuardTest {
     void aBackedUpQueueRunsTheNewestFirst() throws Exception {
         SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ofMillis(2000)), new RunningQueries(1));
         warm(guard);
-        Answer running = send(guard, "/search/?block=true&name=running");
+        Answer running = block(guard);
         Answer first = send(guard, "/search/?name=first");
         Thread.sleep(1100); // over half the bound: backed up, but not stale
         Answer second = send(guard, "/search/?name=second");
@@ -117,7 +117,7 @@ class SearchWaitGuardTest {
     @Test
     void withTheBoundOffEverythingQueuedRunsInOrder() throws Exception {
         SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ZERO), new RunningQueries(1));
-        Answer running = send(guard, "/search/?block=true&name=running");
+        Answer running = block(guard);
         List<Answer> waiting = new ArrayList<>(List.of(running));
         for (int i = 0; i < 4; i++) waiting.add(send(guard, "/search/?name=waiting" + i));
         Thread.sleep(100);
@@ -145,8 +145,17 @@ class SearchWaitGuardTest {
      */
     private void warm(SearchWaitGuard guard) throws Exception {
         assertEquals(200, send(guard, "/search/?name=warm").status().get(5, TimeUnit.SECONDS).getStatus());
-        Thread.sleep(100); // its thread leaves its turn
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (pool.getActiveCount() > 0 && System.nanoTime() < deadline) Thread.sleep(5); // its thread leaves its turn
         ran.clear();
+    }
+
+    /** Sends a query that holds the pool's thread until released, once the thread runs it. */
+    private Answer block(SearchWaitGuard guard) throws InterruptedException {
+        Answer running = send(guard, "/search/?block=true&name=running");
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while ( ! ran.contains("running") && System.nanoTime() < deadline) Thread.sleep(1);
+        return running;
     }
 
     private Answer send(SearchWaitGuard guard, String path) {
