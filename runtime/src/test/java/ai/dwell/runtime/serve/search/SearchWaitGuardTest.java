@@ -63,8 +63,7 @@ class SearchWaitGuardTest {
 
     @Test
     void refusesTheOldestBeyondTheQueueAndWhatWaitedLongerThanTheBound() throws Exception {
-        SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ofMillis(200)), new RunningQueries(1));
-        warm(guard);
+        SearchWaitGuard guard = warmGuard(200);
         Answer running = block(guard);
         List<Answer> waiting = new ArrayList<>();
         for (int i = 0; i < 4; i++) waiting.add(send(guard, "/search/?name=waiting" + i));
@@ -90,8 +89,7 @@ class SearchWaitGuardTest {
 
     @Test
     void theLastOneWaitingRunsHoweverLongItWaited() throws Exception {
-        SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ofMillis(100)), new RunningQueries(1));
-        warm(guard);
+        SearchWaitGuard guard = warmGuard(100);
         Answer running = block(guard);
         Answer alone = send(guard, "/search/?name=alone");
         Thread.sleep(300);
@@ -102,8 +100,7 @@ class SearchWaitGuardTest {
 
     @Test
     void aBackedUpQueueRunsTheNewestFirst() throws Exception {
-        SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ofMillis(2000)), new RunningQueries(1));
-        warm(guard);
+        SearchWaitGuard guard = warmGuard(2000);
         Answer running = block(guard);
         Answer first = send(guard, "/search/?name=first");
         Thread.sleep(1100); // over half the bound: backed up, but not stale
@@ -140,14 +137,17 @@ class SearchWaitGuardTest {
     }
 
     /**
-     * A fast query first, so that the guard's average running time is a fast query's: the bound then
-     * stays what the test sets, and does not stretch to twice the blocked query's time.
+     * A guard with this bound and one query running at once, after a fast query, so that its average
+     * running time is a fast query's: the bound then stays what the test sets, and does not stretch
+     * to twice the blocked query's time.
      */
-    private void warm(SearchWaitGuard guard) throws Exception {
+    private SearchWaitGuard warmGuard(long boundMillis) throws Exception {
+        SearchWaitGuard guard = new SearchWaitGuard(search, new QueueWaitBound(Duration.ofMillis(boundMillis)), new RunningQueries(1));
         assertEquals(200, send(guard, "/search/?name=warm").status().get(5, TimeUnit.SECONDS).getStatus());
         long deadline = System.nanoTime() + 5_000_000_000L;
         while (pool.getActiveCount() > 0 && System.nanoTime() < deadline) Thread.sleep(5); // its thread leaves its turn
         ran.clear();
+        return guard;
     }
 
     /** Sends a query that holds the pool's thread until released, once the thread runs it. */
