@@ -3,8 +3,10 @@ package ai.dwell.runtime.index;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentType;
+import com.yahoo.document.DocumentTypeManager;
 import com.yahoo.document.GlobalId;
 import com.yahoo.document.ReferenceDataType;
+import com.yahoo.document.datatypes.TensorFieldValue;
 import com.yahoo.tensor.TensorType;
 import com.yahoo.vespa.config.search.AttributesConfig;
 import com.yahoo.vespa.config.search.ImportedFieldsConfig;
@@ -21,10 +23,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The documents of one document type on one content node, in memory: each document gets a local id;
- * attributes are columns over local ids; indexed fields have inverted indexes. Not thread safe:
+ * attributes are columns over local ids; indexed fields have inverted indexes; the documents themselves
+ * are kept serialized ({@link SerializedDocuments}), for summaries and updates. Not thread safe:
  * the owner serializes writes against reads.
  */
 public final class DocumentIndex {
@@ -32,7 +36,8 @@ public final class DocumentIndex {
     private final SchemaConfigs schema;
     private final DocumentType type;
     private final Map<GlobalId, Integer> localIds = new HashMap<>();
-    private Document[] documents = new Document[0];
+    private final SerializedDocuments documents;
+    private final List<TensorAttribute> vectorAttributes; // their cells are left out of the serialized documents
     private GlobalId[] globalIds = new GlobalId[0];
     private final BitSet active = new BitSet();
     private final Deque<Integer> freeLids = new ArrayDeque<>();
@@ -43,13 +48,19 @@ public final class DocumentIndex {
     private final Map<String, List<String>> fieldsets = new HashMap<>();
     private final List<ReferenceAttribute> referrers = new ArrayList<>();
 
-    public DocumentIndex(SchemaConfigs schema, DocumentType type) {
+    /** The index of the schema's document type, which the types must hold. */
+    public DocumentIndex(SchemaConfigs schema, DocumentTypeManager types) {
         this.schema = schema;
-        this.type = type;
+        this.type = types.getDocumentType(schema.name());
+        if (type == null) throw new IllegalArgumentException("No document type '" + schema.name() + "'");
         for (AttributesConfig.Attribute config : schema.attributes().attribute()) {
             attributeConfigs.put(config.name(), config);
             if ( ! config.imported()) attributes.put(config.name(), createAttribute(config));
         }
+        this.vectorAttributes = attributes.values().stream()
+                                          .filter(attribute -> attribute instanceof TensorAttribute tensor && tensor.keepsCellsInVectorIndex())
+                                          .map(attribute -> (TensorAttribute) attribute).toList();
+        this.documents = new SerializedDocuments(types, vectorAttributes.stream().map(Attribute::name).collect(Collectors.toSet()));
         for (IndexschemaConfig.Indexfield field : schema.indexSchema().indexfield()) {
             if (field.datatype() != IndexschemaConfig.Indexfield.Datatype.STRING || field.collectiontype() != IndexschemaConfig.Indexfield.Collectiontype.SINGLE)
                 throw new IllegalArgumentException("Index field '" + field.name() + "' of '" + type.getName() + "': only single-value string index fields are supported");
@@ -88,11 +99,8 @@ public final class DocumentIndex {
         GlobalId gid = globalId(document.getId());
         Integer existing = localIds.get(gid);
         int lid = existing != null ? existing : allocate();
-        if (lid >= documents.length) {
-            documents = Arrays.copyOf(documents, Attribute.grow(documents.length, lid));
-            globalIds = Arrays.copyOf(globalIds, documents.length);
-        }
-        documents[lid] = document;
+        if (lid >= globalIds.length) globalIds = Arrays.copyOf(globalIds, Attribute.grow(globalIds.length, lid));
+        documents.put(lid, document);
         globalIds[lid] = gid;
         for (Attribute attribute : attributes.values())
             if ( ! (attribute instanceof ImportedAttribute)) attribute.set(lid, document.getFieldValue(attribute.name()));
@@ -111,7 +119,7 @@ public final class DocumentIndex {
         GlobalId gid = globalId(document.getId());
         Integer lid = localIds.get(gid);
         if (lid == null || ! document.getDataType().getName().equals(type.getName())) return put(document);
-        documents[lid] = document;
+        documents.put(lid, document);
         for (String field : changedFields) {
             Attribute attribute = attributes.get(field);
             if (attribute != null && ! (attribute instanceof ImportedAttribute)) attribute.set(lid, document.getFieldValue(field));
@@ -129,7 +137,7 @@ public final class DocumentIndex {
         active.clear(lid);
         for (Attribute attribute : attributes.values()) attribute.clear(lid);
         for (TextIndex index : indexes.values()) index.remove(lid);
-        documents[lid] = null;
+        documents.clear(lid);
         globalIds[lid] = null;
         freeLids.push(lid);
         for (ReferenceAttribute referrer : referrers) referrer.targetChanged(gid, -1);
@@ -142,12 +150,30 @@ public final class DocumentIndex {
         return lid == null ? -1 : lid;
     }
 
-    public Document document(int lid) { return lid < documents.length ? documents[lid] : null; }
+    /**
+     * A new copy of the document at the local id, which the caller may modify, or null if there is none.
+     * It is decoded from its serialized form, so it costs: read attributes where they will do.
+     */
+    public Document document(int lid) {
+        Document document = documents.get(lid);
+        if (document == null) return null;
+        for (TensorAttribute vectors : vectorAttributes) {
+            Object tensor = vectors.value(lid);
+            if (tensor != null) document.setFieldValue(vectors.name(), new TensorFieldValue((com.yahoo.tensor.Tensor) tensor));
+        }
+        return document;
+    }
+
     public GlobalId globalId(int lid) { return globalIds[lid]; }
+
+    /** A new copy of the document with this id, which the caller may modify, if it is here. */
     public Optional<Document> get(DocumentId id) {
         int lid = localId(globalId(id));
-        return lid < 0 ? Optional.empty() : Optional.of(documents[lid]);
+        return lid < 0 ? Optional.empty() : Optional.ofNullable(document(lid));
     }
+
+    /** The bytes of the serialized documents (not the attributes and indexes). */
+    public long documentBytes() { return documents.bytes(); }
 
     /** The local ids of the documents present (a live view: copy it before writes can happen). */
     public BitSet active() { return active; }

@@ -11,7 +11,8 @@ import java.util.TreeMap;
 
 /**
  * A single-value numeric attribute: int and long values in a long[], float and double in a double[].
- * With fast-search, a value → local ids posting map answers terms and ranges without a scan.
+ * With fast-search, a value → local ids posting map (a {@link PostingList} per distinct value, so a
+ * timestamp with a value per document costs a few words per document) answers terms and ranges without a scan.
  */
 public final class NumericAttribute extends Attribute {
 
@@ -27,7 +28,7 @@ public final class NumericAttribute extends Attribute {
     private long[] longs = new long[0];
     private double[] doubles = new double[0];
     private final BitSet present = new BitSet();
-    private final NavigableMap<Double, BitSet> postings;
+    private final NavigableMap<Double, PostingList> postings;
 
     public NumericAttribute(String name, Kind kind, boolean fastSearch) {
         super(name);
@@ -49,7 +50,7 @@ public final class NumericAttribute extends Attribute {
         if (kind.integral()) longs[lid] = number.getNumber().longValue();
         else doubles[lid] = kind == Kind.FLOAT ? number.getNumber().floatValue() : number.getNumber().doubleValue();
         present.set(lid);
-        if (postings != null) postings.computeIfAbsent(number(lid), k -> new BitSet()).set(lid);
+        if (postings != null) postings.computeIfAbsent(number(lid), k -> new PostingList()).add(lid);
     }
 
     @Override
@@ -57,9 +58,9 @@ public final class NumericAttribute extends Attribute {
         if ( ! present.get(lid)) return;
         if (postings != null) {
             Double key = number(lid);
-            BitSet ids = postings.get(key);
+            PostingList ids = postings.get(key);
             if (ids != null) {
-                ids.clear(lid);
+                ids.remove(lid);
                 if (ids.isEmpty()) postings.remove(key);
             }
         }
@@ -122,9 +123,9 @@ public final class NumericAttribute extends Attribute {
     @Override
     public void matchRange(double low, boolean lowInclusive, double high, boolean highInclusive, BitSet candidates, BitSet result) {
         if (postings != null) {
-            for (Map.Entry<Double, BitSet> entry : postings.subMap(low, lowInclusive, high, highInclusive).entrySet()) {
-                if (candidates == null) result.or(entry.getValue());
-                else { BitSet ids = (BitSet) entry.getValue().clone(); ids.and(candidates); result.or(ids); }
+            for (PostingList ids : postings.subMap(low, lowInclusive, high, highInclusive).values()) {
+                if (candidates == null) ids.orInto(result);
+                else ids.orInto(result, candidates);
             }
             return;
         }
@@ -146,13 +147,13 @@ public final class NumericAttribute extends Attribute {
      */
     public void addFirstInValueOrder(long count, boolean descending, NumericRange range, BitSet result) {
         if (postings == null) throw new IllegalStateException("Attribute '" + name() + "' is not fast-search");
-        NavigableMap<Double, BitSet> values = postings.subMap(range.low(), range.lowInclusive(), range.high(), range.highInclusive());
+        NavigableMap<Double, PostingList> values = postings.subMap(range.low(), range.lowInclusive(), range.high(), range.highInclusive());
         long added = 0;
-        for (Map.Entry<Double, BitSet> entry : (descending ? values.descendingMap() : values).entrySet()) {
+        for (Map.Entry<Double, PostingList> entry : (descending ? values.descendingMap() : values).entrySet()) {
             if (added >= count) break;
             if (entry.getKey().isNaN()) continue;
-            result.or(entry.getValue());
-            added += entry.getValue().cardinality();
+            entry.getValue().orInto(result);
+            added += entry.getValue().size();
         }
     }
 

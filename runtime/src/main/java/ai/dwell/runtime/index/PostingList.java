@@ -6,8 +6,8 @@ import java.util.BitSet;
 /**
  * The local ids that hold one term or value, as a sorted, growable int array: 4 bytes per id,
  * whatever the size of the lid space. (A BitSet per value costs lid space / 8 bytes each, so a field
- * with a value per document, such as an id with fast-search, grew with the square of the documents:
- * 200,000 authors took gigabytes.) Ids mostly arrive in increasing order, so adding is an append;
+ * with a value per document, such as an id or a timestamp with fast-search, or a reference to one of
+ * many authors, grew with the square of the documents: 200,000 authors took gigabytes.) Ids mostly arrive in increasing order, so adding is an append;
  * a reused id is inserted in place.
  */
 public final class PostingList {
@@ -35,6 +35,12 @@ public final class PostingList {
     }
 
     public int size() { return size; }
+
+    /** The id at this index, in increasing order of ids: {@code for (int i = 0; i < size(); i++) lid(i)}. */
+    public int lid(int index) {
+        if (index >= size) throw new IndexOutOfBoundsException(index + " of " + size);
+        return lids[index];
+    }
 
     public boolean isEmpty() { return size == 0; }
 

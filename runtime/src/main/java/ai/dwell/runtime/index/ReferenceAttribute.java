@@ -14,13 +14,14 @@ import java.util.Map;
  * A reference to a document of a global type. Each local id holds the target's global id and the
  * target's local id in the target type's index on this node (-1 when the target is absent); the
  * target index tells this attribute when targets come and go, so reads are one array access.
+ * The referrers of each target are a {@link PostingList}: a few words per referring document.
  */
 public final class ReferenceAttribute extends Attribute {
 
     private final String targetType;
     private GlobalId[] targets = new GlobalId[0];
     private int[] targetLids = new int[0];
-    private final Map<GlobalId, BitSet> referrers = new HashMap<>();
+    private final Map<GlobalId, PostingList> referrers = new HashMap<>();
     private LocalIdLookup targetIndex = gid -> -1;
 
     /** Finds the local id of a global id in the target index, or -1. */
@@ -42,9 +43,9 @@ public final class ReferenceAttribute extends Attribute {
 
     /** Called when a target document is put (its local id) or removed (-1). */
     public void targetChanged(GlobalId target, int targetLid) {
-        BitSet lids = referrers.get(target);
+        PostingList lids = referrers.get(target);
         if (lids == null) return;
-        for (int lid = lids.nextSetBit(0); lid >= 0; lid = lids.nextSetBit(lid + 1)) targetLids[lid] = targetLid;
+        for (int i = 0; i < lids.size(); i++) targetLids[lids.lid(i)] = targetLid;
     }
 
     /** The target's local id, or -1 if there is no reference or no such target document on this node. */
@@ -60,15 +61,15 @@ public final class ReferenceAttribute extends Attribute {
         ensure(lid);
         GlobalId gid = new GlobalId(reference.getDocumentId().get().getGlobalId());
         targets[lid] = gid;
-        referrers.computeIfAbsent(gid, k -> new BitSet()).set(lid);
+        referrers.computeIfAbsent(gid, k -> new PostingList()).add(lid);
         targetLids[lid] = targetIndex.localId(gid);
     }
 
     @Override
     public void clear(int lid) {
         if (lid >= targets.length || targets[lid] == null) return;
-        BitSet lids = referrers.get(targets[lid]);
-        lids.clear(lid);
+        PostingList lids = referrers.get(targets[lid]);
+        lids.remove(lid);
         if (lids.isEmpty()) referrers.remove(targets[lid]);
         targets[lid] = null;
         targetLids[lid] = -1;
@@ -85,11 +86,10 @@ public final class ReferenceAttribute extends Attribute {
         GlobalId gid;
         try { gid = new GlobalId(new DocumentId(term).getGlobalId()); }
         catch (IllegalArgumentException e) { return false; }
-        BitSet lids = referrers.get(gid);
+        PostingList lids = referrers.get(gid);
         if (lids == null) return true;
-        BitSet hits = (BitSet) lids.clone();
-        if (candidates != null) hits.and(candidates);
-        result.or(hits);
+        if (candidates == null) lids.orInto(result);
+        else lids.orInto(result, candidates);
         return true;
     }
 

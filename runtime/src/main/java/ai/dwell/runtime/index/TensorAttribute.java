@@ -12,13 +12,16 @@ import java.util.Optional;
 
 /**
  * A tensor attribute: one tensor per local id (an empty tensor of the type when unset, as Vespa reads it).
- * A dense one-dimensional attribute also keeps its vectors for nearestNeighbor ({@link NearestNeighborIndex}).
+ * A dense one-dimensional attribute also keeps its vectors for nearestNeighbor ({@link NearestNeighborIndex});
+ * when its cells are floats, the vector index is the only copy of them, and a tensor read from this is a
+ * view of the vector index's cells (a small object per read, no copy of the cells).
  */
 public final class TensorAttribute extends Attribute {
 
     private final TensorType type;
     private final Tensor empty;
     private final NearestNeighborIndex nearestNeighbors;
+    private final boolean cellsInVectorIndex;
     private Tensor[] tensors = new Tensor[0];
 
     public TensorAttribute(String name, TensorType type) { this(name, type, null); }
@@ -29,9 +32,13 @@ public final class TensorAttribute extends Attribute {
         this.type = type;
         this.empty = Tensor.Builder.of(type).build();
         this.nearestNeighbors = nearestNeighbors;
+        this.cellsInVectorIndex = nearestNeighbors != null && type.valueType() == TensorType.Value.FLOAT;
     }
 
     public TensorType type() { return type; }
+
+    /** Whether the cells are kept only in the vector index (float vectors), not as tensors. */
+    public boolean keepsCellsInVectorIndex() { return cellsInVectorIndex; }
 
     /** The vector index for nearestNeighbor, if this is a dense one-dimensional attribute. */
     public Optional<NearestNeighborIndex> nearestNeighbors() { return Optional.ofNullable(nearestNeighbors); }
@@ -49,9 +56,11 @@ public final class TensorAttribute extends Attribute {
         }
         if ( ! (value instanceof TensorFieldValue tensorValue))
             throw new IllegalArgumentException("Attribute '" + name() + "' takes tensors, got " + value.getDataType().getName());
-        if (lid >= tensors.length) tensors = Arrays.copyOf(tensors, grow(tensors.length, lid));
         Tensor tensor = tensorValue.getTensor().orElse(null);
-        tensors[lid] = tensor;
+        if ( ! cellsInVectorIndex) {
+            if (lid >= tensors.length) tensors = Arrays.copyOf(tensors, grow(tensors.length, lid));
+            tensors[lid] = tensor;
+        }
         if (nearestNeighbors == null) return;
         if (tensor == null) nearestNeighbors.clear(lid);
         else nearestNeighbors.set(lid, vector(tensor, nearestNeighbors.dimensions()));
@@ -65,15 +74,23 @@ public final class TensorAttribute extends Attribute {
 
     /** The tensor for ranking: an empty tensor of the attribute's type when unset. */
     public Tensor tensor(int lid) {
-        Tensor tensor = lid < tensors.length ? tensors[lid] : null;
+        Tensor tensor = stored(lid);
         return tensor != null ? tensor : empty;
+    }
+
+    private Tensor stored(int lid) {
+        if (cellsInVectorIndex) {
+            float[] cells = nearestNeighbors.vector(lid);
+            return cells == null ? null : IndexedTensor.Builder.of(type, cells).build();
+        }
+        return lid < tensors.length ? tensors[lid] : null;
     }
 
     @Override
     public double number(int lid) { return tensor(lid).asDouble(); }
 
     @Override
-    public Object value(int lid) { return lid < tensors.length ? tensors[lid] : null; }
+    public Object value(int lid) { return stored(lid); }
 
     @Override
     public boolean matchTerm(String term, BitSet candidates, BitSet result) { return false; }

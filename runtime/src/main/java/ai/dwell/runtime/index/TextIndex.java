@@ -19,23 +19,39 @@ import java.util.Map;
  * where the term occurs), plus each document's field length in terms, for bm25.
  * Terms are the TERM annotations of the linguistics span tree that the indexing script produced
  * (the annotation's value where it has one, else the annotated text), lowercased.
+ *
+ * <p>Per document it keeps only references: the postings its terms are in (to remove it again) and,
+ * for a term at a single position below {@link #SHARED_POSITIONS}, a shared positions array. A
+ * comment has some twenty terms, most of them once, so a string and a small array per term and
+ * document were most of the index's memory.
  */
 public final class TextIndex {
 
     /** The occurrences of one term. */
     public static final class Postings {
+        private final String term;
         private final PostingList documents = new PostingList();
         private final LidPositions positions = new LidPositions();
 
+        private Postings(String term) { this.term = term; }
+
         public PostingList documents() { return documents; }
-        /** Positions of the term in the document, ascending; empty if it does not occur. */
+        /** Positions of the term in the document, ascending; empty if it does not occur. Shared: never modify it. */
         public int[] positions(int lid) { return positions.get(lid); }
         public int documentCount() { return documents.size(); }
     }
 
+    /** Positions arrays of one position below this are shared by every term and document at that position. */
+    static final int SHARED_POSITIONS = 4096;
+    private static final int[][] SINGLE_POSITIONS = new int[SHARED_POSITIONS][];
+    static {
+        for (int position = 0; position < SHARED_POSITIONS; position++) SINGLE_POSITIONS[position] = new int[] { position };
+    }
+    private static final Postings[] NO_TERMS = new Postings[0];
+
     private final String field;
     private final Map<String, Postings> terms = new HashMap<>();
-    private final Map<Integer, List<String>> termsOf = new HashMap<>();
+    private Postings[][] termsOf = new Postings[0][]; // by local id: the postings of the document's terms, null if not indexed
     private int[] lengths = new int[0];
     private long totalLength = 0;
     private int documentCount = 0;
@@ -64,12 +80,16 @@ public final class TextIndex {
         for (Token token : tokens)
             occurrences.computeIfAbsent(token.term(), k -> new ArrayList<>()).add(token.position());
         int length = tokens.isEmpty() ? 0 : tokens.get(tokens.size() - 1).position() + 1;
+        Postings[] documentTerms = occurrences.isEmpty() ? NO_TERMS : new Postings[occurrences.size()];
+        int next = 0;
         for (var entry : occurrences.entrySet()) {
-            Postings postings = terms.computeIfAbsent(entry.getKey(), k -> new Postings());
+            Postings postings = terms.computeIfAbsent(entry.getKey(), Postings::new);
             postings.documents.add(lid);
-            postings.positions.put(lid, entry.getValue().stream().mapToInt(Integer::intValue).distinct().toArray());
+            postings.positions.put(lid, positions(entry.getValue()));
+            documentTerms[next++] = postings;
         }
-        termsOf.put(lid, List.copyOf(occurrences.keySet()));
+        if (lid >= termsOf.length) termsOf = Arrays.copyOf(termsOf, Attribute.grow(termsOf.length, lid));
+        termsOf[lid] = documentTerms;
         if (lid >= lengths.length) lengths = Arrays.copyOf(lengths, Attribute.grow(lengths.length, lid));
         lengths[lid] = length;
         totalLength += length;
@@ -78,17 +98,23 @@ public final class TextIndex {
 
     /** Removes the local id from the index. */
     public void remove(int lid) {
-        List<String> old = termsOf.remove(lid);
+        Postings[] old = lid < termsOf.length ? termsOf[lid] : null;
         if (old == null) return;
-        for (String term : old) {
-            Postings postings = terms.get(term);
+        termsOf[lid] = null;
+        for (Postings postings : old) {
             postings.documents.remove(lid);
             postings.positions.remove(lid);
-            if (postings.documents.isEmpty()) terms.remove(term);
+            if (postings.documents.isEmpty()) terms.remove(postings.term);
         }
         totalLength -= lengths[lid];
         lengths[lid] = 0;
         documentCount--;
+    }
+
+    /** The distinct positions, ascending (tokens come in position order); a shared array for one low position. */
+    private static int[] positions(List<Integer> occurrences) {
+        if (occurrences.size() == 1 && occurrences.get(0) < SHARED_POSITIONS) return SINGLE_POSITIONS[occurrences.get(0)];
+        return occurrences.stream().mapToInt(Integer::intValue).distinct().toArray();
     }
 
     /** A term at a position; alternatives of a word (e.g. stems) share its position. */

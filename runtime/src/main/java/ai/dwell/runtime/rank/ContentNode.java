@@ -62,7 +62,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
         this.distributionKey = distributionKey;
         DocumentTypeManager types = new DocumentTypeManager(config.documentManager());
         for (SchemaConfigs schema : config.schemas().values()) {
-            indexes.put(schema.name(), new DocumentIndex(schema, types.getDocumentType(schema.name())));
+            indexes.put(schema.name(), new DocumentIndex(schema, types));
             assets.put(schema.name(), new RankAssets(schema, config.packageDir()));
         }
         for (DocumentIndex index : indexes.values()) index.importFrom(indexes);
@@ -96,7 +96,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
         try {
             Optional<Document> existing = index.get(update.getId());
             Document document;
-            if (existing.isPresent()) document = existing.get().clone();
+            if (existing.isPresent()) document = existing.get(); // a copy of its own
             else if (Boolean.TRUE.equals(update.getCreateIfNonExistent())) document = new Document(update.getDocumentType(), update.getId());
             else return Optional.empty();
             update.applyTo(document);

@@ -33,12 +33,19 @@ final class DocsumWriter {
         List<RankProgram.OutputFeature> matchFeatures();
     }
 
+    /**
+     * Writes the summary of one document. Attribute fields come from the attributes; the document, which
+     * is kept serialized, is decoded only when a field needs it (documentid, or a field that is no attribute).
+     */
     static void write(Cursor docsum, DocumentIndex index, int lid, SummaryConfig.Classes summaryClass, Set<String> wanted, FeatureSource features) {
-        Document document = index.document(lid);
+        Document document = null;
         for (SummaryConfig.Classes.Fields field : summaryClass.fields()) {
             if ( ! wanted.isEmpty() && ! wanted.contains(field.name())) continue;
             switch (field.command()) {
-                case "documentid" -> docsum.setString(field.name(), document.getId().toString());
+                case "documentid" -> {
+                    if (document == null) document = index.document(lid);
+                    docsum.setString(field.name(), document.getId().toString());
+                }
                 case "summaryfeatures" -> { if (features != null) writeFeatures(docsum.setObject(field.name()), features.summaryFeatures(), lid); }
                 case "matchfeatures" -> { if (features != null) writeFeatures(docsum.setObject(field.name()), features.matchFeatures(), lid); }
                 case "rankfeatures" -> { }
@@ -46,7 +53,10 @@ final class DocsumWriter {
                     String source = field.source().isEmpty() ? field.name() : field.source();
                     var attribute = index.attribute(source);
                     if (attribute.isPresent() && field.command().startsWith("attribute")) writeAttribute(docsum, field.name(), attribute.get(), lid);
-                    else writeField(docsum, field.name(), document.getFieldValue(source));
+                    else {
+                        if (document == null) document = index.document(lid);
+                        writeField(docsum, field.name(), document.getFieldValue(source));
+                    }
                 }
                 default -> throw new UnsupportedFeatureException("Summary field '" + field.name() + "' uses command '" + field.command() + "', which is not supported");
             }

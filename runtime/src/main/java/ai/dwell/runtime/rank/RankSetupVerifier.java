@@ -53,7 +53,7 @@ public final class RankSetupVerifier {
         Map<String, DocumentIndex> indexes = new LinkedHashMap<>();
         for (SchemaConfigs schema : cluster.schemas().values()) {
             try {
-                indexes.put(schema.name(), new DocumentIndex(schema, types.getDocumentType(schema.name())));
+                indexes.put(schema.name(), new DocumentIndex(schema, types));
             }
             catch (RuntimeException e) {
                 errors.add("schema '" + schema.name() + "': " + e.getMessage());

@@ -6,7 +6,6 @@ import ai.dwell.runtime.rank.SearchThreads;
 import ai.dwell.runtime.serve.deploy.PackageServices;
 import ai.dwell.runtime.serve.rpc.ProtonRpcServer;
 import com.yahoo.document.Document;
-import com.yahoo.document.datatypes.StringFieldValue;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentUpdate;
 import com.yahoo.document.GlobalId;
@@ -79,19 +78,6 @@ public class ContentServing implements AutoCloseable {
     /** Stores a document, processed by its indexing statements, on the node(s) holding it. */
     public void put(Document document) {
         for (Node node : nodesOf(document.getId())) node.engine().put(document);
-        dropSpanTrees(document);
-    }
-
-    /**
-     * Once the nodes have taken their terms from the linguistics annotations, the document they keep
-     * for summaries needs none: the span trees are many times the size of the text (as proton's
-     * document store, which keeps no annotations).
-     */
-    private static void dropSpanTrees(Document document) {
-        document.iterator().forEachRemaining(field -> {
-            if (field.getValue() instanceof StringFieldValue string && string.getSpanTreeMap() != null)
-                List.copyOf(string.getSpanTreeMap().keySet()).forEach(string::removeSpanTree);
-        });
     }
 
     /**

@@ -1,8 +1,13 @@
 package ai.dwell.runtime.index;
 
+import com.yahoo.document.DocumentId;
+import com.yahoo.document.GlobalId;
 import com.yahoo.document.datatypes.DoubleFieldValue;
 import com.yahoo.document.datatypes.IntegerFieldValue;
+import com.yahoo.document.datatypes.LongFieldValue;
+import com.yahoo.document.datatypes.ReferenceFieldValue;
 import com.yahoo.document.datatypes.StringFieldValue;
+import com.yahoo.document.ReferenceDataType;
 import org.junit.jupiter.api.Test;
 
 import java.util.BitSet;
@@ -14,7 +19,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Numeric and string attributes on their own: values, undefined values, term and range matching, postings kept consistent. */
+/**
+ * Numeric, string and reference attributes on their own: values, undefined values, term and range matching,
+ * postings kept consistent, and memory that grows with the documents, not with their square.
+ */
 public class AttributeTest {
 
     private static final NumericRange ALL = NumericRange.parse("[;]");
@@ -52,6 +60,44 @@ public class AttributeTest {
             attribute.matchRange(0, true, 50, true, candidates, result);
             assertEquals(bits(2, 4), result, "only candidates");
         }
+    }
+
+    @Test
+    void aDistinctValuePerDocumentCostsWordsPerDocument() {
+        // a timestamp with fast-search, and a reference to one of many authors: a value per document.
+        // Postings as a bitset per value, sized to the local ids, cost n * n / 16 bytes: 5.6 GB for 300k.
+        int documents = 300_000;
+        long before = usedHeap();
+        NumericAttribute created = new NumericAttribute("created_at", NumericAttribute.Kind.INT64, true);
+        ReferenceAttribute author = new ReferenceAttribute("author_ref", "author");
+        ReferenceDataType authorReference = ReferenceDataType.createWithInferredId(new com.yahoo.document.DocumentType("author"));
+        for (int lid = 1; lid <= documents; lid++) {
+            created.set(lid, new LongFieldValue(1_700_000_000L + lid));
+            author.set(lid, new ReferenceFieldValue(authorReference, new DocumentId("id:dwell:author::a" + lid)));
+        }
+        long megabytes = (usedHeap() - before) >> 20;
+        assertTrue(megabytes < 200, "300k documents took " + megabytes + " MB");
+
+        assertEquals(bits(1234), match(created, String.valueOf(1_700_000_000L + 1234)));
+        BitSet newest = new BitSet();
+        created.addFirstInValueOrder(3, true, ALL, newest);
+        assertEquals(bits(documents - 2, documents - 1, documents), newest);
+        BitSet referring = new BitSet();
+        assertTrue(author.matchTerm("id:dwell:author::a77", null, referring));
+        assertEquals(bits(77), referring);
+        author.resolveAgainst(gid -> gid.equals(new GlobalId(new DocumentId("id:dwell:author::a77").getGlobalId())) ? 5 : -1);
+        assertEquals(5, author.targetLid(77));
+        assertEquals(-1, author.targetLid(78));
+        author.clear(77);
+        assertEquals(-1, author.targetLid(77));
+        BitSet none = new BitSet();
+        author.matchTerm("id:dwell:author::a77", null, none);
+        assertEquals(bits(), none);
+    }
+
+    private static long usedHeap() {
+        System.gc();
+        return Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
     }
 
     @Test

@@ -51,9 +51,9 @@ public class QueryMatcherTest {
             indexing = DwellPackage.indexing(cluster);
         }
         type = indexing.documentTypes().getDocumentType("comment");
-        index = new DocumentIndex(cluster.schema("comment"), type);
+        index = new DocumentIndex(cluster.schema("comment"), indexing.documentTypes());
         index.importFrom(Map.of("comment", index, "author",
-                                new DocumentIndex(cluster.schema("author"), indexing.documentTypes().getDocumentType("author"))));
+                                new DocumentIndex(cluster.schema("author"), indexing.documentTypes())));
         put("c1", "A1", "The quick brown fox jumps over the lazy dog", 3);
         put("c2", "a1", "brown quick fox", 10);
         put("c3", "a2", "A lazy dog sleeps", 0);

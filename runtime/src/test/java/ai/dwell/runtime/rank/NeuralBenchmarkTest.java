@@ -34,7 +34,7 @@ public class NeuralBenchmarkTest {
         ContentClusterConfig cluster = DwellPackage.cluster();
         DocumentTypeManager types = new DocumentTypeManager(cluster.documentManager());
         long now = 1_800_000_000L;
-        DocumentIndex index = new DocumentIndex(cluster.schema("comment"), types.getDocumentType("comment"));
+        DocumentIndex index = new DocumentIndex(cluster.schema("comment"), types);
         int[] lids = new int[DOCUMENTS];
         for (int i = 0; i < DOCUMENTS; i++) {
             Document comment = new Document(types.getDocumentType("comment"), new DocumentId("id:dwell:comment::p" + i));
@@ -44,7 +44,7 @@ public class NeuralBenchmarkTest {
             comment.setFieldValue("text_length", new IntegerFieldValue(100 + i));
             lids[i] = index.put(comment);
         }
-        index.importFrom(Map.of("comment", index, "author", new DocumentIndex(cluster.schema("author"), types.getDocumentType("author"))));
+        index.importFrom(Map.of("comment", index, "author", new DocumentIndex(cluster.schema("author"), types)));
         var query = new QueryProperties(List.of(SearchProtocol.StringProperty.newBuilder().setName("vespa.now").addValues(String.valueOf(now)).build()),
                                         List.of(), List.of(), List.of());
         try (RankAssets assets = new RankAssets(cluster.schema("comment"), cluster.packageDir())) {

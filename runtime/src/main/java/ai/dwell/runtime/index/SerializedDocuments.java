@@ -1,0 +1,77 @@
+package ai.dwell.runtime.index;
+
+import com.yahoo.document.Document;
+import com.yahoo.document.DocumentTypeManager;
+import com.yahoo.document.Field;
+import com.yahoo.document.datatypes.FieldValue;
+import com.yahoo.document.datatypes.StringFieldValue;
+import com.yahoo.document.serialization.DocumentDeserializerFactory;
+import com.yahoo.document.serialization.DocumentSerializerFactory;
+import com.yahoo.io.GrowableByteBuffer;
+
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The documents of one index by local id, kept in Vespa's binary document format for summaries and
+ * updates, as proton's document store keeps them serialized. Left out is what the index keeps
+ * elsewhere or no longer needs: linguistics span trees (the text index has the terms) and the cells
+ * of the fields named as omitted (dense vectors, which their attribute keeps). A live {@code Document}
+ * graph per document cost several times its serialized size; a document is decoded only for a
+ * summary hit or an update.
+ */
+final class SerializedDocuments {
+
+    private final DocumentTypeManager types;
+    private final Set<String> omitted;
+    private byte[][] documents = new byte[0][];
+    private long bytes = 0;
+
+    SerializedDocuments(DocumentTypeManager types, Set<String> omitted) {
+        this.types = types;
+        this.omitted = Set.copyOf(omitted);
+    }
+
+    /** Keeps the document (not modified; nothing of it is retained) for the local id. */
+    void put(int lid, Document document) {
+        byte[] serialized = serialize(document);
+        if (lid >= documents.length) documents = Arrays.copyOf(documents, Attribute.grow(documents.length, lid));
+        clear(lid);
+        documents[lid] = serialized;
+        bytes += serialized.length;
+    }
+
+    void clear(int lid) {
+        if (lid >= documents.length || documents[lid] == null) return;
+        bytes -= documents[lid].length;
+        documents[lid] = null;
+    }
+
+    /** A new copy of the document at the local id, without the omitted fields, or null if there is none. */
+    Document get(int lid) {
+        byte[] serialized = lid < documents.length ? documents[lid] : null;
+        if (serialized == null) return null;
+        return new Document(DocumentDeserializerFactory.createHead(types, GrowableByteBuffer.wrap(serialized)));
+    }
+
+    /** The bytes of the serialized documents (not counting array overhead). */
+    long bytes() { return bytes; }
+
+    private byte[] serialize(Document document) {
+        Document kept = new Document(document.getDataType(), document.getId());
+        for (Iterator<Map.Entry<Field, FieldValue>> fields = document.iterator(); fields.hasNext(); ) {
+            Map.Entry<Field, FieldValue> field = fields.next();
+            if (omitted.contains(field.getKey().getName())) continue;
+            FieldValue value = field.getValue();
+            if (value instanceof StringFieldValue string && string.getSpanTreeMap() != null && ! string.getSpanTreeMap().isEmpty())
+                value = new StringFieldValue(string.getString());
+            kept.setFieldValue(field.getKey(), value);
+        }
+        GrowableByteBuffer buffer = new GrowableByteBuffer(256);
+        DocumentSerializerFactory.createHead(buffer).write(kept);
+        return Arrays.copyOf(buffer.array(), buffer.position());
+    }
+
+}
