@@ -5,6 +5,7 @@ import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentTypeManager;
 import com.yahoo.document.Field;
 import com.yahoo.document.datatypes.TensorFieldValue;
+import com.yahoo.document.serialization.DeserializationException;
 import com.yahoo.document.serialization.DocumentDeserializerFactory;
 import com.yahoo.document.serialization.DocumentSerializerFactory;
 import com.yahoo.io.GrowableByteBuffer;
@@ -47,6 +48,24 @@ final class DocumentCodec {
 
     Document deserialize(byte[] bytes) {
         return new Document(DocumentDeserializerFactory.createHead(types, GrowableByteBuffer.wrap(bytes)));
+    }
+
+    /**
+     * Reads only the id of a serialized document, without decoding its fields, and checks that its type is
+     * known, as decoding the whole document would.
+     *
+     * @throws DeserializationException if the bytes are not a document of a known type
+     */
+    DocumentId documentId(byte[] serializedDocument) {
+        GrowableByteBuffer buffer = GrowableByteBuffer.wrap(serializedDocument);
+        short version = buffer.getShort();
+        if (version != Document.SERIALIZED_VERSION)
+            throw new DeserializationException("Unknown document serialization version " + version);
+        buffer.getInt(); // the length of the rest of the document
+        DocumentId id = DocumentDeserializerFactory.createHead(types, buffer).readDocumentId();
+        if ( ! id.hasDocType() || ! types.hasDocumentType(id.getDocType()))
+            throw new DeserializationException("No known document type for '" + id + "'");
+        return id;
     }
 
     byte[] serialize(DocumentId id) {

@@ -47,6 +47,9 @@ import java.util.logging.Logger;
  * hands the prepared changes to the listeners, in log order. Futures are completed on a small pool of
  * acknowledgement threads after that, so the commit thread does not run the writers' continuations.
  *
+ * <p>Documents are kept serialized, in the bytes their log entry holds, and decoded when read: each read
+ * returns a new {@link Document} owned by the caller.
+ *
  * <p>Recovery on construction loads the newest valid snapshot and replays the log after it; snapshots are
  * taken every {@link StoreOptions#snapshotEveryEntries()} entries, on {@link #snapshot()}, and on {@link #close()}.
  */
@@ -92,7 +95,7 @@ public final class DocumentStore implements AutoCloseable {
             this.transactionLog = new TransactionLog(this.directory, recovered.lastSerial() + 1,
                                                      options.snapshotEveryEntries(), this::snapshotInBackground,
                                                      options.maxBufferedBytes());
-            this.snapshotter = new Snapshotter(this.directory, transactionLog, table, codec, recovered.snapshotSerial());
+            this.snapshotter = new Snapshotter(this.directory, transactionLog, table, recovered.snapshotSerial());
             if (recovered.entriesReplayed() >= options.snapshotEveryEntries()) snapshotter.requestSnapshot();
         }
         catch (IOException | RuntimeException e) {
@@ -133,7 +136,7 @@ public final class DocumentStore implements AutoCloseable {
         }
         synchronized (pendingWrites.lockFor(id)) {
             Version current = pendingWrites.newest(id);
-            Optional<Result> rejected = TestAndSet.check(put.getCondition(), current.document(), put.getCreateIfNonExistent());
+            Optional<Result> rejected = TestAndSet.check(put.getCondition(), current.document(), codec, put.getCreateIfNonExistent());
             if (rejected.isPresent()) return current.thenReturn(rejected.get());
             return write(id, EntryKind.PUT, payload, copy, prepared, Result.ok(current.exists()));
         }
@@ -152,12 +155,13 @@ public final class DocumentStore implements AutoCloseable {
         boolean create = update.getCreateIfNonExistent();
         synchronized (pendingWrites.lockFor(id)) {
             Version current = pendingWrites.newest(id);
-            Optional<Result> rejected = TestAndSet.check(update.getCondition(), current.document(), create);
+            // Decoded once, for the condition and as the document to update
+            Document updated = current.exists() ? current.document().decode(codec) : null;
+            Optional<Result> rejected = TestAndSet.check(update.getCondition(), current.document(), updated, create);
             if (rejected.isPresent()) return current.thenReturn(rejected.get());
             if ( ! current.exists() && ! create) return current.thenReturn(Result.notFound());
 
-            Document updated = current.exists() ? current.document().document().clone()
-                                                : new Document(types.getDocumentType(update.getDocumentType().getName()), id);
+            if (updated == null) updated = new Document(types.getDocumentType(update.getDocumentType().getName()), id);
             try {
                 update.applyTo(updated);
             }
@@ -185,7 +189,7 @@ public final class DocumentStore implements AutoCloseable {
 
         synchronized (pendingWrites.lockFor(id)) {
             Version current = pendingWrites.newest(id);
-            Optional<Result> rejected = TestAndSet.check(remove.getCondition(), current.document(), false);
+            Optional<Result> rejected = TestAndSet.check(remove.getCondition(), current.document(), codec, false);
             if (rejected.isPresent()) return current.thenReturn(rejected.get());
             if ( ! current.exists()) return current.thenReturn(Result.notFound());
             return write(id, EntryKind.REMOVE, codec.serialize(id), null, Map.of(), Result.ok(true));
@@ -193,11 +197,11 @@ public final class DocumentStore implements AutoCloseable {
     }
 
     /**
-     * Returns a copy of the document, with its last-modified time set to the timestamp of the write that
-     * made it (usable as a test-and-set required timestamp), or empty if it does not exist.
+     * Returns the document, decoded for the caller, with its last-modified time set to the timestamp of the
+     * write that made it (usable as a test-and-set required timestamp), or empty if it does not exist.
      */
     public Optional<Document> get(DocumentId id) {
-        return table.get(id).map(StoredDocument::copy);
+        return table.get(id).map(stored -> stored.decode(codec));
     }
 
     /**
@@ -214,18 +218,19 @@ public final class DocumentStore implements AutoCloseable {
         if (documentType != null && ! types.hasDocumentType(documentType))
             throw new IllegalArgumentException("Unknown document type '" + documentType + "'");
         DocumentSelection filter = selection == null || selection.isBlank() ? null : DocumentSelection.parse(selection);
-        DocumentTable.Visited visited = table.visit(documentType,
-                                                    document -> filter == null || filter.matches(document.document()),
-                                                    continuation, maxDocuments);
-        return new Page(visited.documents().stream().map(StoredDocument::copy).toList(), visited.continuation());
+        DocumentTable.Visited<Document> visited = table.visit(documentType, stored -> {
+            Document document = stored.decode(codec);
+            return filter == null || filter.matches(document) ? document : null;
+        }, continuation, maxDocuments);
+        return new Page(visited.documents(), visited.continuation());
     }
 
     /**
-     * Gives every current document to the consumer, in no particular order. Documents changed meanwhile
-     * may be seen in either version. The documents are the stored ones: do not modify them.
+     * Gives every current document to the consumer, in no particular order, each decoded for it. Documents
+     * changed meanwhile may be seen in either version.
      */
     public void forEach(Consumer<Document> consumer) {
-        table.all().forEach(document -> consumer.accept(document.document()));
+        table.all().forEach(stored -> consumer.accept(stored.decode(codec)));
     }
 
     /** Returns the number of current documents. */
@@ -300,7 +305,9 @@ public final class DocumentStore implements AutoCloseable {
     private CompletableFuture<Result> write(DocumentId id, EntryKind kind, byte[] payload, Document newDocument,
                                             Map<ChangeListener, Object> prepared, Result result) {
         long timestamp = clock.next();
-        Write write = new Write(id, newDocument == null ? null : new StoredDocument(newDocument, timestamp), prepared, result);
+        if (newDocument != null) newDocument.setLastModified(timestamp);
+        Write write = new Write(id, newDocument, newDocument == null ? null : new StoredDocument(payload, timestamp),
+                                prepared, result);
         pendingWrites.begin(id, write.version);
         try {
             transactionLog.append(kind, timestamp, payload, write);
@@ -314,15 +321,15 @@ public final class DocumentStore implements AutoCloseable {
     /** Makes a durable write visible: runs on the commit thread, in log order. */
     private void apply(Write write) {
         synchronized (applyLock) {
-            if (write.document != null) table.put(write.document);
+            if (write.stored != null) table.put(write.id, write.stored);
             else table.remove(write.id);
             pendingWrites.end(write.id, write.version);
             for (ChangeListener listener : listeners) {
                 try {
                     Object prepared = write.prepared.get(listener);
                     if (write.document == null) listener.onRemove(write.id);
-                    else if (prepared != null) listener.onPut(write.document.document(), prepared);
-                    else listener.onPut(write.document.document());
+                    else if (prepared != null) listener.onPut(write.document, prepared);
+                    else listener.onPut(write.document);
                 }
                 catch (RuntimeException e) {
                     log.log(Level.WARNING, "Change listener " + listener + " failed on " + write.id, e);
@@ -366,22 +373,28 @@ public final class DocumentStore implements AutoCloseable {
         }
     }
 
-    /** A write waiting for its log entry to be durable. */
+    /**
+     * A write waiting for its log entry to be durable. It holds the new document both as stored (the log
+     * entry's bytes) and as the object the listeners are given, so they need not decode it; only the
+     * stored form outlives the write.
+     */
     private final class Write implements TransactionLog.CommitAction {
 
         private final DocumentId id;
-        private final StoredDocument document; // null for a removal
+        private final Document document; // for the listeners; null for a removal
+        private final StoredDocument stored; // for the table; null for a removal
         private final Map<ChangeListener, Object> prepared;
         private final Result result;
         private final CompletableFuture<Result> future = new CompletableFuture<>();
         private final Version version;
 
-        Write(DocumentId id, StoredDocument document, Map<ChangeListener, Object> prepared, Result result) {
+        Write(DocumentId id, Document document, StoredDocument stored, Map<ChangeListener, Object> prepared, Result result) {
             this.id = id;
             this.document = document;
+            this.stored = stored;
             this.prepared = prepared;
             this.result = result;
-            this.version = Version.pending(document, future);
+            this.version = Version.pending(stored, future);
         }
 
         @Override

@@ -13,11 +13,12 @@ import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Predicate;
+import java.util.function.Function;
 
 /**
  * The current, durable documents, ordered by document type and then document id, so that visits
- * have a stable order and can resume after the last document they returned.
+ * have a stable order and can resume after the last document they returned. Documents are kept serialized
+ * ({@link StoredDocument}) and keyed by their id, so storing one needs no decoding.
  */
 final class DocumentTable {
 
@@ -31,9 +32,9 @@ final class DocumentTable {
         return Optional.ofNullable(documents.get(key(id.getDocType(), id)));
     }
 
-    void put(StoredDocument document) {
-        String key = key(document.document().getDataType().getName(), document.document().getId());
-        if (documents.put(key, document) == null) size.incrementAndGet();
+    /** Stores a document under its id, whose type must be the document's type. */
+    void put(DocumentId id, StoredDocument document) {
+        if (documents.put(key(id.getDocType(), id), document) == null) size.incrementAndGet();
     }
 
     void remove(DocumentId id) {
@@ -51,13 +52,15 @@ final class DocumentTable {
     Collection<StoredDocument> all() { return documents.values(); }
 
     /**
-     * Returns up to {@code maxDocuments} documents matching the filter, in order, starting after the continuation.
+     * Applies the reader to the documents in order, starting after the continuation, and returns its first
+     * {@code maxDocuments} results that are not null: a visit with a filter reads, filters and decodes in one step.
      *
      * @param documentType the type to visit, or null for all types
+     * @param reader what to return for each document, or null to leave it out of the page
      * @param continuation a continuation returned by an earlier call, or null to start from the beginning
      * @throws IllegalArgumentException if the continuation is not one returned by this for the same type
      */
-    Visited visit(String documentType, Predicate<StoredDocument> filter, String continuation, int maxDocuments) {
+    <T> Visited<T> visit(String documentType, Function<StoredDocument, T> reader, String continuation, int maxDocuments) {
         NavigableMap<String, StoredDocument> range = documentType == null
                                                      ? documents
                                                      : documents.subMap(documentType + TYPE_SEPARATOR, true,
@@ -69,19 +72,20 @@ final class DocumentTable {
             range = range.tailMap(after, false);
         }
 
-        List<StoredDocument> page = new ArrayList<>();
+        List<T> page = new ArrayList<>();
         Iterator<Map.Entry<String, StoredDocument>> entries = range.entrySet().iterator();
         String lastKey = null;
         while (page.size() < maxDocuments && entries.hasNext()) {
             Map.Entry<String, StoredDocument> entry = entries.next();
             lastKey = entry.getKey();
-            if (filter.test(entry.getValue())) page.add(entry.getValue());
+            T read = reader.apply(entry.getValue());
+            if (read != null) page.add(read);
         }
-        return new Visited(page, entries.hasNext() ? Optional.of(encode(lastKey)) : Optional.empty());
+        return new Visited<>(page, entries.hasNext() ? Optional.of(encode(lastKey)) : Optional.empty());
     }
 
-    /** A page of visited documents, and where the next page starts, if anywhere. */
-    record Visited(List<StoredDocument> documents, Optional<String> continuation) { }
+    /** A page of what was read from visited documents, and where the next page starts, if anywhere. */
+    record Visited<T>(List<T> documents, Optional<String> continuation) { }
 
     private static String key(String documentType, DocumentId id) {
         return documentType + TYPE_SEPARATOR + id;

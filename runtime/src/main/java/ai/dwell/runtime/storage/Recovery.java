@@ -1,5 +1,7 @@
 package ai.dwell.runtime.storage;
 
+import com.yahoo.document.DocumentId;
+
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -15,6 +17,9 @@ import java.util.logging.Logger;
  * log entries after it, and truncates a torn or corrupt tail of the last segment, which holds only writes
  * that were never acknowledged. A corrupt entry anywhere else, or a gap in serial numbers, is an error:
  * acknowledged writes would be lost.
+ *
+ * <p>Documents are stored as the bytes read; only their ids are decoded, to key them (which also checks that
+ * their types are known, as decoding them whole did).
  */
 final class Recovery {
 
@@ -92,14 +97,14 @@ final class Recovery {
         return 0;
     }
 
-    private void load(StoredDocument document) {
-        table.put(document);
+    private void load(DocumentId id, StoredDocument document) {
+        table.put(id, document);
         lastTimestamp = Math.max(lastTimestamp, document.timestamp());
     }
 
     private void apply(LogEntry entry, Path file) throws IOException {
         switch (entry.kind()) {
-            case PUT -> load(new StoredDocument(codec.deserialize(entry.payload()), entry.timestamp()));
+            case PUT -> load(codec.documentId(entry.payload()), new StoredDocument(entry.payload(), entry.timestamp()));
             case REMOVE -> {
                 table.remove(codec.deserializeId(entry.payload()));
                 lastTimestamp = Math.max(lastTimestamp, entry.timestamp());

@@ -26,7 +26,6 @@ final class Snapshotter implements AutoCloseable {
     private final DataDirectory directory;
     private final TransactionLog transactionLog;
     private final DocumentTable table;
-    private final DocumentCodec codec;
     private final ExecutorService executor = Executors.newSingleThreadExecutor(runnable -> {
         Thread thread = new Thread(runnable, "dwell-snapshot");
         thread.setDaemon(true);
@@ -35,12 +34,10 @@ final class Snapshotter implements AutoCloseable {
     private final AtomicBoolean requested = new AtomicBoolean();
     private long coveredSerial; // Only accessed on the executor's thread
 
-    Snapshotter(DataDirectory directory, TransactionLog transactionLog, DocumentTable table, DocumentCodec codec,
-                long coveredSerial) {
+    Snapshotter(DataDirectory directory, TransactionLog transactionLog, DocumentTable table, long coveredSerial) {
         this.directory = directory;
         this.transactionLog = transactionLog;
         this.table = table;
-        this.codec = codec;
         this.coveredSerial = coveredSerial;
     }
 
@@ -83,7 +80,7 @@ final class Snapshotter implements AutoCloseable {
         long serial = transactionLog.roll().join();
         if (serial == coveredSerial) return;
         long start = System.nanoTime();
-        long documents = SnapshotFile.write(directory, serial, table.all(), codec);
+        long documents = SnapshotFile.write(directory, serial, table.all());
         directory.deleteCoveredBy(serial);
         coveredSerial = serial;
         log.info(String.format("Wrote snapshot of %d documents covering serial %d in %d ms",

@@ -7,6 +7,6 @@
  * snapshots. Both are a 12-byte header (magic, serial) followed by entries framed as in
  * {@link ai.dwell.runtime.storage.EntryFormat}: length, CRC32C, serial, timestamp, kind, payload. A log entry
  * holds the complete new document (Vespa's binary serialization) or the id of a removed document, so
- * replay is idempotent.
+ * replay is idempotent. In memory, documents are kept in that same serialization, and decoded when read.
  */
 package ai.dwell.runtime.storage;

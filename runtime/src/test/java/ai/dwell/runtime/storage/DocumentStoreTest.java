@@ -29,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import static ai.dwell.runtime.storage.TestDocuments.commentId;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -94,11 +95,22 @@ class DocumentStoreTest {
     void documentsReturnedAreCopies() {
         store.put(documents.putComment(1));
         store.get(commentId(1)).orElseThrow().setFieldValue("text", "changed by a reader");
+        store.visit("comment", null, null, 10).documents().forEach(document -> document.setFieldValue("text", "changed by a visitor"));
+        store.forEach(document -> document.setFieldValue("text", "changed by a forEach consumer"));
+        store.subscribe(new ChangeListener() { // breaks the contract of listeners, but still cannot change what is stored
+            @Override public void onPut(Document document) { document.setFieldValue("text", "changed by a listener"); }
+            @Override public void onRemove(DocumentId id) { }
+        });
         Document mutatedAfterPut = documents.comment(2);
         store.put(new DocumentPut(mutatedAfterPut));
         mutatedAfterPut.setFieldValue("text", "changed by the writer");
+
         assertEquals(documents.comment(1), store.get(commentId(1)).orElseThrow());
         assertEquals(documents.comment(2), store.get(commentId(2)).orElseThrow());
+        assertNotSame(store.get(commentId(1)).orElseThrow(), store.get(commentId(1)).orElseThrow());
+        store.update(documents.incrementVotes(commentId(2), 1));
+        assertEquals(documents.comment(2).getFieldValue("text"), store.get(commentId(2)).orElseThrow().getFieldValue("text"),
+                     "an update builds on the stored document");
     }
 
     @Test

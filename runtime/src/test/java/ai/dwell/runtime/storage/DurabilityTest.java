@@ -1,5 +1,7 @@
 package ai.dwell.runtime.storage;
 
+import com.yahoo.document.Document;
+import com.yahoo.document.DocumentPut;
 import com.yahoo.document.DocumentRemove;
 import com.yahoo.document.datatypes.IntegerFieldValue;
 import org.junit.jupiter.api.Test;
@@ -18,6 +20,7 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 import static ai.dwell.runtime.storage.TestDocuments.commentId;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -39,21 +42,43 @@ class DurabilityTest {
     @Test
     void everythingIsBackAfterReopening() {
         long lastModified;
+        List<Document> written;
         try (DocumentStore store = new DocumentStore(directory, documents.types())) {
             for (int n = 0; n < 100; n++) store.put(documents.putComment(n));
+            store.put(new DocumentPut(documents.author("ann")));
             store.update(documents.incrementVotes(commentId(7), 1000));
             store.remove(new DocumentRemove(commentId(8)));
             lastModified = store.get(commentId(7)).orElseThrow().getLastModified();
+            written = all(store);
+            copy(directory, crashImage); // only a log to replay: no snapshot was taken yet
         }
-        try (DocumentStore store = new DocumentStore(directory, documents.types())) {
-            assertEquals(99, store.documentCount());
-            assertEquals(new IntegerFieldValue(1007), store.get(commentId(7)).orElseThrow().getFieldValue("votes"));
-            assertEquals(lastModified, store.get(commentId(7)).orElseThrow().getLastModified());
-            assertEquals(Optional.empty(), store.get(commentId(8)));
-            assertEquals(documents.comment(99), store.get(commentId(99)).orElseThrow());
-            assertTrue(store.put(documents.putComment(100)).succeeded());
-            assertTrue(store.get(commentId(100)).orElseThrow().getLastModified() > lastModified, "timestamps keep increasing");
+        assertEquals(1, files(directory, ".snap").size(), "closing took a snapshot");
+        assertEquals(0, files(crashImage, ".snap").size());
+        for (Path storeDirectory : List.of(directory, crashImage)) {
+            try (DocumentStore store = new DocumentStore(storeDirectory, documents.types())) {
+                assertEquals(100, store.documentCount());
+                assertSameDocuments(written, all(store));
+                assertEquals(new IntegerFieldValue(1007), store.get(commentId(7)).orElseThrow().getFieldValue("votes"));
+                assertEquals(lastModified, store.get(commentId(7)).orElseThrow().getLastModified());
+                assertEquals(Optional.empty(), store.get(commentId(8)));
+                assertEquals(documents.comment(99), store.get(commentId(99)).orElseThrow());
+                assertTrue(store.put(documents.putComment(100)).succeeded());
+                assertTrue(store.get(commentId(100)).orElseThrow().getLastModified() > lastModified, "timestamps keep increasing");
+            }
         }
+    }
+
+    /** Asserts that the documents have the same fields, the same last-modified times, and the same serialization. */
+    private void assertSameDocuments(List<Document> expected, List<Document> actual) {
+        assertEquals(expected, actual);
+        assertEquals(expected.stream().map(Document::getLastModified).toList(), actual.stream().map(Document::getLastModified).toList());
+        DocumentCodec codec = new DocumentCodec(documents.types());
+        for (int i = 0; i < expected.size(); i++)
+            assertArrayEquals(codec.serialize(expected.get(i)), codec.serialize(actual.get(i)), "serialization of " + expected.get(i).getId());
+    }
+
+    private static List<Document> all(DocumentStore store) {
+        return store.visit(null, null, null, 1000).documents();
     }
 
     @Test
