@@ -56,7 +56,7 @@ def feed_benchmark(jar: Path, mode: str, prefix: str, *, corpus: Path | None = N
         command += ["--targets", str(targets)]
     command += ["--rate", f"{rate:.1f}", "--seconds", str(seconds)] if rate > 0 else ["--count", str(count)]
     before, started = cpu_seconds(RUNTIME_PID[0]), time.time()
-    result = subprocess.run([*command, "http://localhost:8080/"], capture_output=True, text=True, check=True)
+    result = subprocess.run([*command, "http://localhost:8080/"], stdout=subprocess.PIPE, text=True, check=True)  # progress on stderr
     row = json.loads(result.stdout.strip().splitlines()[-1])
     idle = (IDLE_CPU_PER_SECOND[0] if IDLE_CPU_PER_SECOND else 0) * (time.time() - started)
     row["cpu_us"] = max(0.0, cpu_seconds(RUNTIME_PID[0]) - before - idle) * 1e6 / max(1, row["ok"] + row["failed"])

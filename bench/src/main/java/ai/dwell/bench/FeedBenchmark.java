@@ -63,7 +63,12 @@ public class FeedBenchmark {
                                                   .build()) {
             begin = System.nanoTime() + 10_000_000;
             long intervalNanos = rate > 0 ? (long) (1e9 / rate) : 0;
+            long nextProgress = begin + PROGRESS_NANOS;
             for (long i = 0; i < count; i++) {
+                if (System.nanoTime() > nextProgress) {
+                    nextProgress += PROGRESS_NANOS;
+                    progress(options.get("mode"), latencies, count, begin);
+                }
                 long due = rate > 0 ? begin + i * intervalNanos : System.nanoTime();
                 if (rate > 0) {
                     long wait = due - System.nanoTime();
@@ -106,6 +111,15 @@ public class FeedBenchmark {
                           latencies.percentileMillis(50), latencies.percentileMillis(95), latencies.percentileMillis(99),
                           errors.toString().replace("\"", "'").replace("\n", " "));
         System.exit(0);
+    }
+
+    private static final long PROGRESS_NANOS = 10_000_000_000L;
+
+    /** A progress line on standard error (standard output is the result). */
+    private static void progress(String mode, Latencies latencies, long count, long begin) {
+        double seconds = (System.nanoTime() - begin) / 1e9;
+        System.err.printf(Locale.ROOT, "%s: %,d of %,d ok, %,d failed, %.0f ops/s over %.0f s%n",
+                          mode, latencies.count(), count, latencies.failures(), latencies.count() / seconds, seconds);
     }
 
     /** The fields objects of the document lines of a corpus file ({"put": id, "fields": {...}}), read as needed, from the top again at the end. */
