@@ -189,7 +189,7 @@ def report(feed_summary: dict, writes: dict, latency: dict, results: dict, netwo
     lines += query_report(results, network)
     text = "\n".join(lines)
     (out / "runtime.md").write_text(text)
-    (out / "runtime.json").write_text(json.dumps({"writes": writes, "write_latency": latency, "queries": results}, indent=1))
+    (out / "runtime.json").write_text(json.dumps({"feed": feed_summary, "writes": writes, "write_latency": latency, "queries": results}, indent=1))
     return text
 
 
@@ -305,9 +305,12 @@ def main() -> None:
             parser.error("--queries-only needs --corpus")
         RUNTIME_PID.append(int((args.queries_only / "runtime.pid").read_text()))
         wait_for_container()
+        # the writes measured when the corpus was fed, by an earlier run into the same --out, stay in the report
+        earlier = json.loads((args.out / "runtime.json").read_text()) if (args.out / "runtime.json").exists() else {}
         results = measure_queries(jar, args.corpus, work, args)
         plot(results, args.out / "runtime.png")
-        print(report({}, {}, {}, results, "", args, args.out))
+        print(report(earlier.get("feed", {}), earlier.get("writes", {}), earlier.get("write_latency", {}), results,
+                     "(not measured in a smoke run)" if args.smoke else second_phase_cost(), args, args.out))
         return
     corpus = generate(args.preset, args.seed, work / "corpus")
     runtime = Runtime(work / "data")
