@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Logger;
 
 /**
  * One of the container's embedders as the runtime's indexing uses it: embeddings are deterministic,
@@ -22,7 +24,10 @@ import java.util.Map;
  */
 public final class CachingEmbedder implements Embedder, AutoCloseable {
 
+    private static final Logger log = Logger.getLogger(CachingEmbedder.class.getName());
+
     private final Embedder embedder;
+    private final AtomicLong embedded = new AtomicLong(), readBack = new AtomicLong();
     private final Map<Key, Tensor> cache;
     private final EmbeddingFile file; // null: not kept
     private volatile Map<Key, Tensor> read; // what the file held when opened, until the store is indexed
@@ -61,6 +66,7 @@ public final class CachingEmbedder implements Embedder, AutoCloseable {
         Tensor tensor = read.get(key);
         boolean computed = tensor == null;
         if (computed) tensor = embedder.embed(text, context, type);
+        (computed ? embedded : readBack).incrementAndGet();
         synchronized (cache) {
             cache.put(key, tensor);
         }
@@ -75,7 +81,12 @@ public final class CachingEmbedder implements Embedder, AutoCloseable {
     public String decode(List<Integer> tokens, Context context) { return embedder.decode(tokens, context); }
 
     /** The store is indexed: the embeddings read from the file are no longer needed (the LRU stays). */
-    public void indexed() { read = Map.of(); }
+    public void indexed() {
+        if (file != null)
+            log.info(String.format("Indexed with %,d embeddings read back from %s and %,d texts embedded",
+                                   readBack.getAndSet(0), file.path(), embedded.getAndSet(0)));
+        read = Map.of();
+    }
 
     @Override
     public void close() {
