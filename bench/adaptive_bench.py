@@ -130,11 +130,11 @@ def threads_used(articles: list[tuple[str, int]]) -> dict[str, str]:
 
 def measure(jar: Path, queries: Path, rate: float, seconds: int) -> dict:
     row = runtime_bench.load(jar, queries, rate, seconds)
-    good = row.get("status", {}).get("200", row["ok"])
-    errors = row["failed"] + row["ok"] - good
+    good = row["ok"]  # answered with 2xx; refused (e.g. 503) and failed requests are errors
+    errors = row.get("refused", 0) + row["failed"]
     measured = max(1e-9, seconds - 1)  # the first second is dropped (-i)
     row.update(good=good, errors=errors, throughput=good / measured,
-               error_rate=errors / max(1, row["ok"] + row["failed"]))
+               error_rate=errors / max(1, good + errors))
     return row
 
 

@@ -7,6 +7,7 @@ from dataclasses import replace
 import shutil
 import subprocess
 import threading
+import re
 import time
 import urllib.error
 import urllib.request
@@ -242,6 +243,26 @@ def test_every_acknowledged_write_survives_kill_9(runtime: Runtime) -> None:
         assert body["fields"]["upvotes"] == int(doc[1:])
     result = search(yql='select * from comment where article_id contains "kill"', hits=0)
     assert result["root"]["fields"]["totalCount"] >= len(acknowledged)
+
+
+def test_a_restart_embeds_no_text_again(runtime: Runtime) -> None:
+    # Every embedding indexing computed is kept in data/embeddings/: a restart indexes the stored comments
+    # with them, embedding nothing again, and every comment keeps its embedding.
+    yql = f'select * from comment where article_id contains "{ARTICLE}"'
+    before = {h["fields"]["documentid"]: h["fields"]["embedding"]
+              for h in search(yql=yql, summary="embedding", hits=50)["root"]["children"]}
+    assert len(before) == len(COMMENTS)
+    runtime.stop()
+    runtime.start()
+    wait_for_container()
+    after = {h["fields"]["documentid"]: h["fields"]["embedding"]
+             for h in search(yql=yql, summary="embedding", hits=50)["root"]["children"]}
+    assert after == before
+    indexed = [line for line in runtime.log().splitlines() if "embeddings read back from" in line]
+    assert indexed, runtime.log()
+    read_back, embedded = (int(n.replace(",", "")) for n in re.findall(r"([\d,]+) (?:embeddings read back|texts embedded)", indexed[-1]))
+    assert embedded == 0, indexed[-1]
+    assert read_back > 0, indexed[-1]
 
 
 def sorted_ids(yql: str, **more) -> tuple[list[str], dict]:

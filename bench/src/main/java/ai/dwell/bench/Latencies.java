@@ -4,20 +4,29 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** Latencies and outcomes of the requests of one run, recorded without locks per request. */
+/**
+ * Latencies and outcomes of the requests of one run. A request answered with another status than 2xx
+ * (a 503 from an overloaded server, say) is refused: counted by status, not among the latencies, and a
+ * miss at every SLO target, so a server that refuses fast does not look fast.
+ */
 final class Latencies {
 
     private final long[] micros;
     private int count;
     private final Map<Integer, Integer> statusCodes = new TreeMap<>();
     private int zeroHits;
+    private int refused;
     private int failures;
 
     Latencies(int capacity) { micros = new long[capacity]; }
 
     synchronized void add(long latencyMicros, int status, boolean zeroHit) {
-        if (count < micros.length) micros[count++] = latencyMicros;
         statusCodes.merge(status, 1, Integer::sum);
+        if (status / 100 != 2) {
+            refused++;
+            return;
+        }
+        if (count < micros.length) micros[count++] = latencyMicros;
         if (zeroHit) zeroHits++;
     }
 
@@ -43,16 +52,19 @@ final class Latencies {
 
     synchronized double maxMillis() { return Arrays.stream(micros, 0, count).max().orElse(0) / 1000.0; }
 
-    /** The share of requests slower than the target, failed ones included. */
+    /** The share of requests not answered within the target: slower ones, refused ones and failed ones. */
     synchronized double missRate(double targetMillis) {
         long slow = Arrays.stream(micros, 0, count).filter(m -> m > targetMillis * 1000).count();
-        long total = count + failures;
-        return total == 0 ? Double.NaN : (double) (slow + failures) / total;
+        long total = count + refused + failures;
+        return total == 0 ? Double.NaN : (double) (slow + refused + failures) / total;
     }
 
     synchronized Map<Integer, Integer> statusCodes() { return new TreeMap<>(statusCodes); }
 
     synchronized int zeroHits() { return zeroHits; }
+
+    /** Requests answered with a status other than 2xx. */
+    synchronized int refused() { return refused; }
 
     synchronized int failures() { return failures; }
 

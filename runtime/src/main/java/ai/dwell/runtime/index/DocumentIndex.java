@@ -164,6 +164,12 @@ public final class DocumentIndex {
         return document;
     }
 
+    /**
+     * A new copy of the document at the local id as kept for summaries: without the fields whose cells only
+     * their attribute keeps (read those from the attribute), or null if there is none.
+     */
+    public Document summaryDocument(int lid) { return documents.get(lid); }
+
     public GlobalId globalId(int lid) { return globalIds[lid]; }
 
     /** A new copy of the document with this id, which the caller may modify, if it is here. */

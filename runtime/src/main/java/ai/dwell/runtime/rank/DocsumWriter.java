@@ -2,6 +2,7 @@ package ai.dwell.runtime.rank;
 
 import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.index.TensorAttribute;
 import com.yahoo.document.Document;
 import com.yahoo.document.GlobalId;
 import com.yahoo.document.datatypes.FieldValue;
@@ -43,7 +44,7 @@ final class DocsumWriter {
             if ( ! wanted.isEmpty() && ! wanted.contains(field.name())) continue;
             switch (field.command()) {
                 case "documentid" -> {
-                    if (document == null) document = index.document(lid);
+                    if (document == null) document = index.summaryDocument(lid);
                     docsum.setString(field.name(), document.getId().toString());
                 }
                 case "summaryfeatures" -> { if (features != null) writeFeatures(docsum.setObject(field.name()), features.summaryFeatures(), lid); }
@@ -52,15 +53,21 @@ final class DocsumWriter {
                 case "attribute", "attributecombiner", "" , "copy" -> {
                     String source = field.source().isEmpty() ? field.name() : field.source();
                     var attribute = index.attribute(source);
-                    if (attribute.isPresent() && field.command().startsWith("attribute")) writeAttribute(docsum, field.name(), attribute.get(), lid);
+                    if (attribute.isPresent() && (field.command().startsWith("attribute") || keptOnlyByAttribute(attribute.get())))
+                        writeAttribute(docsum, field.name(), attribute.get(), lid);
                     else {
-                        if (document == null) document = index.document(lid);
+                        if (document == null) document = index.summaryDocument(lid);
                         writeField(docsum, field.name(), document.getFieldValue(source));
                     }
                 }
                 default -> throw new UnsupportedFeatureException("Summary field '" + field.name() + "' uses command '" + field.command() + "', which is not supported");
             }
         }
+    }
+
+    /** Whether the attribute is the only copy of the field's value (the cells of a float vector). */
+    private static boolean keptOnlyByAttribute(Attribute attribute) {
+        return attribute instanceof TensorAttribute tensor && tensor.keepsCellsInVectorIndex();
     }
 
     static void writeFeatures(Cursor object, List<RankProgram.OutputFeature> features, int lid) {

@@ -10,7 +10,7 @@ import java.util.stream.Stream;
 
 /**
  * The runtime's data directory: deployed packages (applications/N), the served copies
- * (served/N), the active deployment, the hosts file and the document store.
+ * (served/N), the active deployment, the hosts file, the document store and the embeddings indexing computed.
  */
 public record DataDirectory(Path root) {
 
@@ -32,6 +32,9 @@ public record DataDirectory(Path root) {
     public Path hostsFile() { return root.resolve("hosts"); }
 
     public Path store() { return root.resolve("store"); }
+
+    /** The embeddings indexing computed, by embedder (see CachingEmbedder). */
+    public Path embeddings() { return root.resolve("embeddings"); }
 
     /** The next unused session id. */
     public long nextSessionId() {

@@ -53,7 +53,10 @@ public class Runtime implements Deployments, AutoCloseable {
 
     private final DataDirectory data;
     private final LocalHosts hosts;
-    /** Texts whose embeddings indexing remembers (see CachingEmbedder): about 0.2 GB of 384-float vectors at most. */
+    /**
+     * Texts whose embeddings indexing remembers in memory (see CachingEmbedder): about 0.2 GB of 384-float vectors
+     * at most. Every text embedded is also kept on disk, in the data directory's embeddings/, for the next start.
+     */
     private static final int EMBEDDING_CACHE_SIZE = Integer.getInteger("dwell.embeddingCacheSize", 100_000);
     private static final String INDEXING_PROCESSOR = "/docprocchains/chain/indexing/component/com.yahoo.docprocs.indexing.IndexingProcessor";
 
@@ -163,7 +166,7 @@ public class Runtime implements Deployments, AutoCloseable {
             boolean embeds = IndexingScripts.usesEmbedders(indexingScripts);
             if (linguistics.isPresent() && embeds) {
                 packageEmbedders = PackageEmbedders.of(model, services.containerCluster(), served).orElse(null);
-                follower = packageEmbedders == null ? null : indexBeforeContainer(indexingScripts, types, linguistics.get(), packageEmbedders, content);
+                follower = packageEmbedders == null ? null : indexBeforeContainer(indexingScripts, types, linguistics.get(), packageEmbedders, content, data);
                 if (follower == null && packageEmbedders != null) { packageEmbedders.close(); packageEmbedders = null; }
             }
             else if (linguistics.isPresent()) {
@@ -172,6 +175,7 @@ public class Runtime implements Deployments, AutoCloseable {
             if (follower != null) {
                 long indexingStart = System.nanoTime();
                 documents.subscribe(follower);
+                CachingEmbedder.storeIndexed();
                 content.setReady();
                 log.info("Indexed " + documents.documentCount() + " documents before the container started, in " +
                          (System.nanoTime() - indexingStart) / 1_000_000 + " ms");
@@ -180,10 +184,11 @@ public class Runtime implements Deployments, AutoCloseable {
             pipeline.route(new DocprocRoute(services.docprocChainOfType().isEmpty() ? null : container.jdisc().documentProcessing(),
                                             services.docprocChainOfType()));
             if (follower == null) {
-                Map<String, Embedder> embedders = CachingEmbedder.wrap(container.embedders(), EMBEDDING_CACHE_SIZE);
+                Map<String, Embedder> embedders = CachingEmbedder.wrap(container.embedders(), EMBEDDING_CACHE_SIZE, data.embeddings());
                 follower = new IndexFollower(new IndexingScripts(indexingScripts, types, linguistics.orElseGet(container::linguistics), embedders), content);
                 long indexingStart = System.nanoTime();
                 documents.subscribe(follower);
+                CachingEmbedder.storeIndexed();
                 log.info("Indexed " + documents.documentCount() + " documents with the container's embedders " + embedders.keySet() +
                          " in " + (System.nanoTime() - indexingStart) / 1_000_000 + " ms");
             }
@@ -220,9 +225,10 @@ public class Runtime implements Deployments, AutoCloseable {
      * statements name an embedder those are not (one only the container makes).
      */
     private static IndexFollower indexBeforeContainer(IlscriptsConfig indexingScripts, DocumentTypeManager types, Linguistics linguistics,
-                                                      PackageEmbedders embedders, ContentServing content) {
+                                                      PackageEmbedders embedders, ContentServing content, DataDirectory data) {
         try {
-            var scripts = new IndexingScripts(indexingScripts, types, linguistics, CachingEmbedder.wrap(embedders.byId(), EMBEDDING_CACHE_SIZE));
+            var scripts = new IndexingScripts(indexingScripts, types, linguistics,
+                                              CachingEmbedder.wrap(embedders.byId(), EMBEDDING_CACHE_SIZE, data.embeddings()));
             return new IndexFollower(scripts, content);
         }
         catch (IllegalArgumentException | IllegalStateException e) {

@@ -244,10 +244,11 @@ public final class DocumentStore implements AutoCloseable {
     /**
      * Calls {@link ChangeListener#onPut} for every current document and then registers the listener, with no
      * change applied in between, so that the listener sees each document exactly once and then every change.
+     * The documents are prepared ({@link ChangeListener#prepare}) on all cores first (see {@link CatchUp}).
      */
     public void subscribe(ChangeListener listener) {
         synchronized (applyLock) {
-            forEach(listener::onPut);
+            new CatchUp(listener, codec, Runtime.getRuntime().availableProcessors()).run(table.all(), table.size());
             listeners.add(listener);
         }
     }

@@ -9,6 +9,11 @@ import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentType;
 import com.yahoo.document.datatypes.StringFieldValue;
 import com.yahoo.language.process.Embedder;
+import com.yahoo.io.GrowableByteBuffer;
+import com.yahoo.slime.BinaryFormat;
+import com.yahoo.slime.Inspector;
+import com.yahoo.tensor.serialization.TypedBinaryFormat;
+import java.util.Optional;
 import com.yahoo.prelude.query.AndItem;
 import com.yahoo.prelude.query.NearestNeighborItem;
 import com.yahoo.prelude.query.WordItem;
@@ -81,6 +86,22 @@ public class NearestNeighborSearchTest {
         for (boolean approximate : List.of(true, false)) {
             SearchProtocol.SearchReply reply = node.search(DwellPackage.request(query(text, "odd", 3, approximate), 3));
             assertEquals(closest(text, "odd", 3), ids(reply), "approximate " + approximate);
+        }
+    }
+
+    @Test
+    void theEmbeddingSummaryGivesEachCommentsOwnVector() {
+        // the vector index keeps the only copy of the cells; summaries read them from there
+        var request = SearchProtocol.DocsumRequest.newBuilder().setSummaryClass("embedding");
+        List<String> ids = List.of("n3", "n0", "n17");
+        for (String id : ids) request.addGlobalIds(ByteString.copyFrom(new DocumentId("id:dwell:comment::" + id).getGlobalId()));
+        Inspector docsums = BinaryFormat.decode(node.getDocsums(request.build()).getSlimeSummaries().toByteArray()).get().field("docsums");
+        assertEquals(ids.size(), docsums.entries());
+        for (int i = 0; i < ids.size(); i++) {
+            Inspector docsum = docsums.entry(i).field("docsum");
+            assertEquals("id:dwell:comment::" + ids.get(i), docsum.field("documentid").asString());
+            Tensor vector = TypedBinaryFormat.decode(Optional.of(VECTOR), GrowableByteBuffer.wrap(docsum.field("embedding").asData()));
+            assertEquals(embed(TEXTS.get(ids.get(i))), vector, ids.get(i));
         }
     }
 

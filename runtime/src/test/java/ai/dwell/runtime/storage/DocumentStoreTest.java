@@ -241,6 +241,39 @@ class DocumentStoreTest {
     }
 
     @Test
+    void aNewListenerGetsTheStoredDocumentsPreparedOnOtherThreadsAndAppliedInOrder() {
+        for (int n = 0; n < 2000; n++) store.put(documents.putComment(n));
+        Thread subscriber = Thread.currentThread();
+        Set<String> preparers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Set<String> appliers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        List<String> seen = new ArrayList<>();
+        ChangeListener listener = new ChangeListener() {
+            @Override public Object prepare(Document document) {
+                preparers.add(Thread.currentThread().getName());
+                if (document.getId().equals(commentId(13))) throw new IllegalArgumentException("cannot prepare 13");
+                return "prepared " + document.getFieldValue("votes");
+            }
+            @Override public void onPut(Document document, Object prepared) {
+                appliers.add(Thread.currentThread().getName());
+                seen.add(document.getId() + " " + prepared);
+            }
+            @Override public void onPut(Document document) { seen.add(document.getId() + " unprepared"); }
+            @Override public void onRemove(DocumentId id) { seen.add("remove " + id); }
+        };
+        store.subscribe(listener);
+
+        List<String> expected = new ArrayList<>();
+        store.visit("comment", null, null, 10_000).documents().forEach(document -> // the store's order
+            expected.add(document.getId() + (document.getId().equals(commentId(13)) ? " unprepared" : " prepared " + document.getFieldValue("votes"))));
+        assertEquals(2000, expected.size());
+        assertEquals(expected, seen);
+        assertFalse(preparers.contains(subscriber.getName()), "prepared on the catch-up threads: " + preparers);
+        assertEquals(Set.of(subscriber.getName()), appliers, "applied on the subscribing thread, one at a time");
+        store.put(documents.putComment(5000));
+        assertEquals(2001, seen.size(), "then it follows the writes");
+    }
+
+    @Test
     void listenersPrepareOnTheWritersThreadAndCanRefuseAWrite() {
         List<String> seen = new ArrayList<>();
         Thread writer = Thread.currentThread();

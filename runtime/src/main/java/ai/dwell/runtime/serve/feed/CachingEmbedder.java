@@ -1,36 +1,59 @@
 package ai.dwell.runtime.serve.feed;
 
+import ai.dwell.runtime.serve.feed.EmbeddingFile.Key;
 import com.yahoo.language.process.Embedder;
 import com.yahoo.tensor.Tensor;
 import com.yahoo.tensor.TensorType;
 
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Logger;
 
 /**
  * One of the container's embedders as the runtime's indexing uses it: embeddings are deterministic,
  * so the last {@code capacity} texts are remembered (LRU). The runtime runs the indexing statements
- * again on every stored version of a document (a vote rewrites the whole comment) and on recovery,
- * where Vespa embeds a text once, when it is written; the cache keeps that cost where Vespa has it.
+ * again on every stored version of a document (a vote rewrites the whole comment) and on start, where
+ * Vespa embeds a text once, when it is written; the cache keeps that cost where Vespa has it.
+ * With a directory, every text embedded is also kept in an {@link EmbeddingFile}, read back when the
+ * runtime starts, so that indexing the stored documents again embeds only texts it has never seen:
+ * the embeddings read are kept until the store is indexed ({@link #indexed}), then only the LRU.
  * Query-time embedding (embed() in a query) goes to the container's embedder directly, uncached.
  */
-public final class CachingEmbedder implements Embedder {
+public final class CachingEmbedder implements Embedder, AutoCloseable {
 
-    private record Key(String text, String destination, TensorType type) {}
+    private static final Logger log = Logger.getLogger(CachingEmbedder.class.getName());
 
     private final Embedder embedder;
+    private final AtomicLong embedded = new AtomicLong(), readBack = new AtomicLong();
     private final Map<Key, Tensor> cache;
+    private final EmbeddingFile file; // null: not kept
+    private volatile Map<Key, Tensor> read; // what the file held when opened, until the store is indexed
 
-    public CachingEmbedder(Embedder embedder, int capacity) {
-        this(embedder, new LinkedHashMap<>(1024, 0.75f, true) {
-            @Override protected boolean removeEldestEntry(Map.Entry<Key, Tensor> eldest) { return size() > capacity; }
-        });
-    }
-
-    private CachingEmbedder(Embedder embedder, Map<Key, Tensor> cache) {
+    private CachingEmbedder(Embedder embedder, Map<Key, Tensor> cache, EmbeddingFile file, Map<Key, Tensor> read) {
         this.embedder = embedder;
         this.cache = cache;
+        this.file = file;
+        this.read = read;
+    }
+
+    /** A cache of the given capacity, kept in no file. */
+    public CachingEmbedder(Embedder embedder, int capacity) {
+        this(embedder, lru(capacity), null, Map.of());
+    }
+
+    private static Map<Key, Tensor> lru(int capacity) {
+        return new LinkedHashMap<>(1024, 0.75f, true) {
+            @Override protected boolean removeEldestEntry(Map.Entry<Key, Tensor> eldest) { return size() > capacity; }
+        };
+    }
+
+    /** A cache of the given capacity, kept in the file, whose embeddings are read if this embedder gives them too. */
+    static CachingEmbedder kept(Embedder embedder, int capacity, Path file) {
+        EmbeddingFile.Loaded loaded = EmbeddingFile.open(file, entry -> embeds(embedder, entry.getKey(), entry.getValue()));
+        return new CachingEmbedder(embedder, lru(capacity), loaded.file(), loaded.embeddings());
     }
 
     @Override
@@ -40,10 +63,14 @@ public final class CachingEmbedder implements Embedder {
             Tensor cached = cache.get(key);
             if (cached != null) return cached;
         }
-        Tensor tensor = embedder.embed(text, context, type);
+        Tensor tensor = read.get(key);
+        boolean computed = tensor == null;
+        if (computed) tensor = embedder.embed(text, context, type);
+        (computed ? embedded : readBack).incrementAndGet();
         synchronized (cache) {
             cache.put(key, tensor);
         }
+        if (computed && file != null) file.append(key, tensor);
         return tensor;
     }
 
@@ -53,27 +80,49 @@ public final class CachingEmbedder implements Embedder {
     @Override
     public String decode(List<Integer> tokens, Context context) { return embedder.decode(tokens, context); }
 
+    /** The store is indexed: the embeddings read from the file are no longer needed (the LRU stays). */
+    public void indexed() {
+        if (file != null)
+            log.info(String.format("Indexed with %,d embeddings read back from %s and %,d texts embedded",
+                                   readBack.getAndSet(0), file.path(), embedded.getAndSet(0)));
+        read = Map.of();
+    }
+
+    @Override
+    public void close() {
+        if (file != null) file.close();
+    }
+
     /** The caches of the last activation, by embedder id. */
     private static final Map<String, CachingEmbedder> previous = new LinkedHashMap<>();
 
     /**
-     * Wraps each embedder. A redeploy keeps an embedder's cache when the new embedder embeds a text
-     * of it exactly as cached (the same model), so indexing the store again for the new generation
-     * does not embed every text again.
+     * Wraps each embedder. A redeploy keeps an embedder's cache (and file) when the new embedder embeds a text
+     * of it exactly as cached (the same model), so indexing the store again for the new generation does not
+     * embed every text again. Otherwise, with a directory, the embedder's cache is kept in
+     * {@code directory/<embedder id>.embeddings}; without one, in memory only.
      */
-    public static synchronized Map<String, Embedder> wrap(Map<String, Embedder> embedders, int capacity) {
+    public static synchronized Map<String, Embedder> wrap(Map<String, Embedder> embedders, int capacity, Path directory) {
         Map<String, Embedder> wrapped = new LinkedHashMap<>();
         Map<String, CachingEmbedder> next = new LinkedHashMap<>();
         embedders.forEach((id, embedder) -> {
             CachingEmbedder old = previous.get(id);
-            CachingEmbedder caching = old != null && old.embedsAs(embedder) ? new CachingEmbedder(embedder, old.cache)
-                                                                             : new CachingEmbedder(embedder, capacity);
+            CachingEmbedder caching = old != null && old.embedsAs(embedder)
+                                      ? new CachingEmbedder(embedder, old.cache, old.file, old.read)
+                                      : directory == null ? new CachingEmbedder(embedder, capacity)
+                                                          : kept(embedder, capacity, directory.resolve(id + ".embeddings"));
             next.put(id, caching);
             wrapped.put(id, caching);
         });
+        previous.values().stream().filter(old -> next.values().stream().noneMatch(kept -> kept.file == old.file)).forEach(CachingEmbedder::close);
         previous.clear();
         previous.putAll(next);
         return wrapped;
+    }
+
+    /** Tells the caching embedders of the last {@link #wrap} that the store is indexed. */
+    public static synchronized void storeIndexed() {
+        previous.values().forEach(CachingEmbedder::indexed);
     }
 
     /** Whether this other embedder gives the cached embedding of one cached text. */
@@ -83,9 +132,12 @@ public final class CachingEmbedder implements Embedder {
             if (cache.isEmpty()) return false;
             sample = cache.entrySet().iterator().next();
         }
-        Key key = sample.getKey();
+        return embeds(other, sample.getKey(), sample.getValue());
+    }
+
+    private static boolean embeds(Embedder embedder, Key key, Tensor embedding) {
         try {
-            return sample.getValue().equals(other.embed(key.text(), new Context(key.destination()), key.type()));
+            return embedding.equals(embedder.embed(key.text(), new Context(key.destination()), key.type()));
         }
         catch (RuntimeException e) {
             return false;

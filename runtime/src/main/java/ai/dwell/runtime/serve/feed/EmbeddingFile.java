@@ -1,0 +1,178 @@
+package ai.dwell.runtime.serve.feed;
+
+import com.yahoo.io.GrowableByteBuffer;
+import com.yahoo.tensor.Tensor;
+import com.yahoo.tensor.TensorType;
+import com.yahoo.tensor.serialization.TypedBinaryFormat;
+
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.logging.Logger;
+
+/**
+ * The embeddings one embedder computed for indexing, kept in a file of the data directory so that a
+ * restart indexes the stored documents without embedding every text again: Vespa keeps a document's
+ * embedding with the document, computed once when it was written; the runtime keeps the input document
+ * and runs the indexing statements again on start. Each distinct text is appended once, as it is first
+ * embedded. The file is a cache, not the record of truth: it is flushed, not fsynced, and a torn tail
+ * (a crash while appending) is cut off when read. Appends are thread safe.
+ *
+ * <p>A record: its length (int), the key (destination, tensor type and text, UTF-8, length-prefixed) and
+ * the tensor in Vespa's binary format.
+ */
+public final class EmbeddingFile implements AutoCloseable {
+
+    private static final Logger log = Logger.getLogger(EmbeddingFile.class.getName());
+    private static final int MAX_RECORD = 64 << 20;
+
+    /** What an embedding is of: the text, where it goes and the type asked for. */
+    public record Key(String text, String destination, TensorType type) {}
+
+    private final Path path;
+    private final DataOutputStream out;
+    private long appended = 0;
+
+    private EmbeddingFile(Path path) throws IOException {
+        this.path = path;
+        this.out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(path, StandardOpenOption.CREATE,
+                                                                                        StandardOpenOption.APPEND), 1 << 16));
+    }
+
+    /**
+     * Reads the embeddings in the file, cutting off a torn tail, and opens it for appending. The embeddings are
+     * kept only if the embedder gives the first of them exactly (the same model and settings); else the file is
+     * set aside (its name + ".stale") and a new one begun.
+     *
+     * @param sameEmbedder whether the embedder now in use gives this embedding for its key
+     */
+    public static Loaded open(Path path, Predicate<Map.Entry<Key, Tensor>> sameEmbedder) {
+        try {
+            Files.createDirectories(path.toAbsolutePath().getParent());
+            Map<Key, Tensor> embeddings = new HashMap<>();
+            long start = System.nanoTime();
+            if (Files.exists(path)) {
+                long valid = read(path, embeddings);
+                if (valid < Files.size(path)) {
+                    log.warning("Cutting a torn tail off " + path + " at byte " + valid + " of " + Files.size(path));
+                    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE)) { channel.truncate(valid); }
+                }
+                Optional<Map.Entry<Key, Tensor>> sample = embeddings.entrySet().stream().findFirst();
+                if (sample.isPresent() && ! sameEmbedder.test(sample.get())) {
+                    log.info("The embedder gives other embeddings than " + path + " holds; setting it aside");
+                    Files.move(path, path.resolveSibling(path.getFileName() + ".stale"), StandardCopyOption.REPLACE_EXISTING);
+                    embeddings.clear();
+                }
+                else {
+                    log.info(String.format("Read %,d embeddings from %s in %d ms", embeddings.size(), path, (System.nanoTime() - start) / 1_000_000));
+                }
+            }
+            return new Loaded(new EmbeddingFile(path), embeddings);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("Could not open the embeddings in " + path, e);
+        }
+    }
+
+    /** The file, open for appending, and the embeddings it held. */
+    public record Loaded(EmbeddingFile file, Map<Key, Tensor> embeddings) {}
+
+    public Path path() { return path; }
+
+    /** Appends an embedding. A failure to write is logged once and then ignored: this is a cache. */
+    public synchronized void append(Key key, Tensor embedding) {
+        if (appended < 0) return;
+        try {
+            byte[] keyBytes = encode(key);
+            GrowableByteBuffer buffer = new GrowableByteBuffer(64 + 16 * (int) Math.min(embedding.size(), 1 << 16));
+            TypedBinaryFormat.encode(embedding, buffer);
+            out.writeInt(4 + keyBytes.length + buffer.position());
+            out.writeInt(keyBytes.length);
+            out.write(keyBytes);
+            out.write(buffer.array(), 0, buffer.position());
+            out.flush();
+            appended++;
+        }
+        catch (IOException | RuntimeException e) {
+            log.warning("Could not append to " + path + ", embeddings are no longer kept: " + e.getMessage());
+            appended = -1;
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        try {
+            out.close();
+        }
+        catch (IOException e) {
+            log.warning("Could not close " + path + ": " + e.getMessage());
+        }
+    }
+
+    /** Reads whole records into the map; returns the byte offset after the last whole record. */
+    private static long read(Path path, Map<Key, Tensor> embeddings) throws IOException {
+        long valid = 0;
+        try (InputStream input = Files.newInputStream(path);
+             DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(input, 1 << 16))) {
+            while (true) {
+                int length;
+                try {
+                    length = in.readInt();
+                }
+                catch (EOFException end) {
+                    return valid;
+                }
+                if (length < 4 || length > MAX_RECORD) return valid;
+                byte[] record = new byte[length];
+                try {
+                    in.readFully(record);
+                }
+                catch (EOFException torn) {
+                    return valid;
+                }
+                try {
+                    decode(record, embeddings);
+                }
+                catch (RuntimeException corrupt) {
+                    return valid;
+                }
+                valid += 4 + length;
+            }
+        }
+    }
+
+    private static void decode(byte[] record, Map<Key, Tensor> embeddings) {
+        int keyLength = ((record[0] & 0xff) << 24) | ((record[1] & 0xff) << 16) | ((record[2] & 0xff) << 8) | (record[3] & 0xff);
+        if (keyLength < 0 || keyLength > record.length - 4) throw new IllegalArgumentException("Bad key length " + keyLength);
+        Key key = decodeKey(new String(record, 4, keyLength, StandardCharsets.UTF_8));
+        byte[] tensor = Arrays.copyOfRange(record, 4 + keyLength, record.length);
+        embeddings.put(key, TypedBinaryFormat.decode(Optional.of(key.type()), GrowableByteBuffer.wrap(tensor)));
+    }
+
+    private static byte[] encode(Key key) {
+        return (key.destination() + '\n' + key.type().toString() + '\n' + key.text()).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static Key decodeKey(String encoded) {
+        int first = encoded.indexOf('\n');
+        int second = encoded.indexOf('\n', first + 1);
+        if (first < 0 || second < 0) throw new IllegalArgumentException("Bad key");
+        return new Key(encoded.substring(second + 1), encoded.substring(0, first), TensorType.fromSpec(encoded.substring(first + 1, second)));
+    }
+
+}

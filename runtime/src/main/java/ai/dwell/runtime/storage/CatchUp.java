@@ -1,0 +1,102 @@
+package ai.dwell.runtime.storage;
+
+import com.yahoo.document.Document;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.logging.Logger;
+
+/**
+ * Brings a new {@link ChangeListener} up to the documents a store holds (on start, after recovery, and when a
+ * new application generation subscribes). The per-document work, {@link ChangeListener#prepare}, runs on every
+ * core, as it runs on the writers' threads for writes; the documents are then handed to
+ * {@link ChangeListener#onPut(Document, Object)} one at a time, on the calling thread, in the store's order, as
+ * the commit thread hands over writes. Indexing a document (linguistics, embedding) is most of the cost of
+ * catching up, so a store of a million comments is indexed as fast as the cores allow, not on one thread.
+ */
+final class CatchUp {
+
+    private static final Logger log = Logger.getLogger(CatchUp.class.getName());
+    private static final long PROGRESS_NANOS = 10_000_000_000L;
+
+    /** A document and what the listener prepared for it (null: nothing, or preparing failed). */
+    private record Prepared(Document document, Object prepared) {}
+
+    private final ChangeListener listener;
+    private final DocumentCodec codec;
+    private final int threads;
+
+    CatchUp(ChangeListener listener, DocumentCodec codec, int threads) {
+        this.listener = listener;
+        this.codec = codec;
+        this.threads = threads;
+    }
+
+    /** Gives the listener every document, in order; returns how many. */
+    long run(Iterable<StoredDocument> documents, long expected) {
+        ExecutorService preparers = Executors.newFixedThreadPool(threads, runnable -> {
+            Thread thread = new Thread(runnable, "dwell-store-catch-up");
+            thread.setDaemon(true);
+            return thread;
+        });
+        int window = 64 * threads; // documents prepared ahead of the one applied
+        Deque<Future<Prepared>> pending = new ArrayDeque<>(window);
+        long applied = 0;
+        long start = System.nanoTime();
+        long nextProgress = start + PROGRESS_NANOS;
+        try {
+            for (StoredDocument stored : documents) {
+                pending.add(preparers.submit(() -> prepare(stored)));
+                if (pending.size() >= window) {
+                    apply(pending.poll());
+                    applied++;
+                }
+                if (System.nanoTime() > nextProgress) {
+                    nextProgress += PROGRESS_NANOS;
+                    log.info(String.format("Indexed %,d of %,d documents, %,.0f/s on %d threads",
+                                           applied, expected, applied / ((System.nanoTime() - start) / 1e9), threads));
+                }
+            }
+            while ( ! pending.isEmpty()) {
+                apply(pending.poll());
+                applied++;
+            }
+            return applied;
+        }
+        finally {
+            pending.forEach(future -> future.cancel(false));
+            preparers.shutdownNow();
+        }
+    }
+
+    private Prepared prepare(StoredDocument stored) {
+        Document document = stored.decode(codec);
+        try {
+            return new Prepared(document, listener.prepare(document));
+        }
+        catch (RuntimeException e) { // the listener deals with the document itself, as for a write it could not prepare
+            return new Prepared(document, null);
+        }
+    }
+
+    private void apply(Future<Prepared> future) {
+        Prepared prepared;
+        try {
+            prepared = future.get();
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while catching up a listener", e);
+        }
+        catch (ExecutionException e) {
+            throw new IllegalStateException("Could not decode a stored document", e.getCause());
+        }
+        if (prepared.prepared() != null) listener.onPut(prepared.document(), prepared.prepared());
+        else listener.onPut(prepared.document());
+    }
+
+}
