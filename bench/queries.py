@@ -20,13 +20,15 @@ def article_popularity(corpus: Path) -> collections.Counter:
     return counts
 
 
-def write_query_file(corpus: Path, profile: str, out: Path, count: int = 2000, hits: int = 10, seed: int = 3) -> Path:
+def write_query_file(corpus: Path, profile: str, out: Path, count: int = 2000, hits: int = 10, seed: int = 3,
+                     params: str = "") -> Path:
+    """count views; params: more query parameters for every line (e.g. ranking.matchPhase.maxHits=2000)."""
     popularity = article_popularity(corpus)
     articles, weights = zip(*popularity.items())
     rng = random.Random(seed)
     with open(out, "w") as file:
         for article in rng.choices(articles, weights=weights, k=count):
-            file.write(f"/search/?article={article}&ranking={profile}&hits={hits}&timeout=5s\n")
+            file.write(f"/search/?article={article}&ranking={profile}&hits={hits}&timeout=5s{'&' + params if params else ''}\n")
     return out
 
 
@@ -37,9 +39,10 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=2000)
     parser.add_argument("--hits", type=int, default=10)
     parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--params", default="", help="more query parameters for every line, a=1&b=2")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    print(write_query_file(args.corpus, args.profile, args.out, args.count, args.hits, args.seed))
+    print(write_query_file(args.corpus, args.profile, args.out, args.count, args.hits, args.seed, args.params))
 
 
 if __name__ == "__main__":

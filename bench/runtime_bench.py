@@ -184,6 +184,8 @@ def report(feed_summary: dict, writes: dict, latency: dict, results: dict, netwo
              f"Open loop, {args.seconds} s per point, first second dropped, on this machine (2 cores, shared with other work: "
              "compare the ratios within a run, not absolute figures across runs). "
              "The query floor is /status.html on the same container and HTTP stack, at the same rate, in the same run.", ""]
+    if args.query_params:
+        lines += [f"Every query also carries `{args.query_params}`.", ""]
     if writes:
         lines += write_report(feed_summary, writes, latency)
     lines += query_report(results, network)
@@ -294,6 +296,9 @@ def main() -> None:
                         help="measure only queries, against the runtime already serving DATA (./dwell start with DWELL_DATA=DATA, "
                              "e.g. the data of an earlier run, recovered); with --corpus, the corpus fed into it")
     parser.add_argument("--corpus", type=Path, help="with --queries-only: the generated corpus the runtime holds")
+    parser.add_argument("--profiles", default=",".join(PROFILES), help="the rank profiles to load, comma-separated")
+    parser.add_argument("--query-params", default="", help="more parameters for every query, e.g. "
+                        "'ranking.matchPhase.maxHits=2000&ranking.matchPhase.attribute=created_at'")
     args = parser.parse_args()
     if args.smoke:
         args.rates, args.seconds, args.updates = "20,40", 2, 500
@@ -345,8 +350,9 @@ def measure_queries(jar: Path, corpus: Path, work: Path, args: argparse.Namespac
     measure_idle_cpu(2 if args.smoke else 5)
     for rate in rates:
         results["floor (/status.html)"].append(load(jar, floor_queries, rate, args.seconds))
-    for profile in PROFILES:
-        queries = write_query_file(corpus, profile, work / f"{profile}.txt")
+    profiles = args.profiles.split(",")
+    for profile in profiles:
+        queries = write_query_file(corpus, profile, work / f"{profile}.txt", params=args.query_params)
         load(jar, queries, 50, 2 if args.smoke else 10)  # warm up this profile's code paths (JIT) before measuring
         results[profile] = []
         for rate in rates:
@@ -355,7 +361,7 @@ def measure_queries(jar: Path, corpus: Path, work: Path, args: argparse.Namespac
             print(f"{profile} @ {rate:.0f}/s: answered {row['achieved']:.0f}/s, refused {refused(row)}, p50 {row['p50']:.2f} ms, "
               f"p99 {row['p99']:.2f} ms, miss@10ms {row['miss_10ms']:.3f}", flush=True)
     traced = {}
-    for profile in PROFILES:
+    for profile in profiles:
         traced[profile] = phases.run(work / f"{profile}.txt", args.phase_rate, 20 if args.smoke else args.phase_count)
         print(f"phases of {profile}: {len(traced[profile])} traced queries", flush=True)
     (args.out / "phases.md").write_text(phases.report(traced, args.phase_rate))

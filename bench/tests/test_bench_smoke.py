@@ -37,6 +37,12 @@ def test_query_files_draw_articles_by_popularity(corpus: Path, tmp_path: Path) -
     assert set(drawn) <= set(popularity)
 
 
+def test_query_files_carry_the_extra_parameters(corpus: Path, tmp_path: Path) -> None:
+    plain = write_query_file(corpus, "neural", tmp_path / "plain.txt", count=50).read_text().splitlines()
+    extra = write_query_file(corpus, "neural", tmp_path / "extra.txt", count=50, params="ranking.matchPhase.maxHits=100&trace.level=1")
+    assert extra.read_text().splitlines() == [line + "&ranking.matchPhase.maxHits=100&trace.level=1" for line in plain]
+
+
 def load(*args: str) -> dict:
     result = subprocess.run(["java", "-cp", str(JAR), "ai.dwell.bench.LoadGenerator", *args, "localhost", "8080"],
                             capture_output=True, text=True, check=True, timeout=120)
