@@ -219,8 +219,8 @@ def report(table: dict, low: list[float], high: list[float], args: argparse.Name
              f"{args.rounds} round(s); in each the runtime is restarted (recovering its data), warmed up, and every policy and the floor "
              f"run at each rate next to each other in time ({args.seconds} s per point, open loop, latency from the intended send time, "
              "the first second dropped). Figures are medians over the rounds. The floor is /status.html on the same container and HTTP "
-             "stack at the same rate. The machine is **shared with other agents** (load average "
-             f"{load_average[0]} before, {load_average[1]} after): compare policies within this run, as ratios, not absolute figures across runs.", "",
+             "stack at the same rate. The machine's load average was "
+             f"{load_average[0]} before and {load_average[1]} after (its own load included; other work would show there too): compare policies within this run, as ratios, not absolute figures across runs.", "",
              "Policies, chosen per query with the rank property `dwell.threadspersearch` (the runtime's default comes from "
              "`DWELL_THREADS_PER_SEARCH`):", "",
              "| policy | threads for one query | threads an idle front-page query got (content node's trace) |", "|---|---|---|"]
