@@ -1,10 +1,12 @@
 package ai.dwell.runtime.serve.feed;
 
+import ai.dwell.runtime.rank.TensorBytes;
 import com.yahoo.io.GrowableByteBuffer;
 import com.yahoo.tensor.Tensor;
 import com.yahoo.tensor.TensorType;
 import com.yahoo.tensor.serialization.TypedBinaryFormat;
 
+import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -12,6 +14,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,34 +27,46 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.logging.Logger;
+import java.util.zip.CRC32C;
 
 /**
  * The embeddings one embedder computed for indexing, kept in a file of the data directory so that a
  * restart indexes the stored documents without embedding every text again: Vespa keeps a document's
  * embedding with the document, computed once when it was written; the runtime keeps the input document
  * and runs the indexing statements again on start. Each distinct text is appended once, as it is first
- * embedded. The file is a cache, not the record of truth: it is flushed, not fsynced, and a torn tail
- * (a crash while appending) is cut off when read. Appends are thread safe.
+ * embedded. The file is a cache, not the record of truth: it is flushed, not fsynced, and a torn or corrupt
+ * tail (a crash while appending, or blocks the file system extended with zeros) is cut off when read, from
+ * the first record whose checksum fails: a wrong embedding must never be indexed. Appends are thread safe.
  *
- * <p>A record: its length (int), the key (destination, tensor type and text, UTF-8, length-prefixed) and
- * the tensor in Vespa's binary format.
+ * <p>The file begins with {@link #MAGIC} and {@link #VERSION} (int32 each); a file with another beginning is
+ * set aside. Then records, big-endian: the body's length (int32), the CRC32C of the body (int32), and the
+ * body: the key's length (int32), the key (destination, tensor type and text, UTF-8) and the tensor in
+ * Vespa's binary format.
  */
 public final class EmbeddingFile implements AutoCloseable {
 
     private static final Logger log = Logger.getLogger(EmbeddingFile.class.getName());
     private static final int MAX_RECORD = 64 << 20;
+    static final int MAGIC = 0x64776c65; // "dwle"
+    static final int VERSION = 2;
+    private static final int HEADER_SIZE = 8;
 
     /** What an embedding is of: the text, where it goes and the type asked for. */
     public record Key(String text, String destination, TensorType type) {}
 
     private final Path path;
     private final DataOutputStream out;
-    private long appended = 0;
+    private boolean failed = false;
 
     private EmbeddingFile(Path path) throws IOException {
         this.path = path;
         this.out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(path, StandardOpenOption.CREATE,
                                                                                         StandardOpenOption.APPEND), 1 << 16));
+        if (Files.size(path) == 0) {
+            out.writeInt(MAGIC);
+            out.writeInt(VERSION);
+            out.flush();
+        }
     }
 
     /**
@@ -66,6 +81,10 @@ public final class EmbeddingFile implements AutoCloseable {
             Files.createDirectories(path.toAbsolutePath().getParent());
             Map<Key, Tensor> embeddings = new HashMap<>();
             long start = System.nanoTime();
+            if (Files.exists(path) && ! hasHeader(path)) {
+                log.info(path + " is not an embeddings file of this version; setting it aside");
+                setAside(path);
+            }
             if (Files.exists(path)) {
                 long valid = read(path, embeddings);
                 if (valid < Files.size(path)) {
@@ -75,7 +94,7 @@ public final class EmbeddingFile implements AutoCloseable {
                 Optional<Map.Entry<Key, Tensor>> sample = embeddings.entrySet().stream().findFirst();
                 if (sample.isPresent() && ! sameEmbedder.test(sample.get())) {
                     log.info("The embedder gives other embeddings than " + path + " holds; setting it aside");
-                    Files.move(path, path.resolveSibling(path.getFileName() + ".stale"), StandardCopyOption.REPLACE_EXISTING);
+                    setAside(path);
                     embeddings.clear();
                 }
                 else {
@@ -96,21 +115,20 @@ public final class EmbeddingFile implements AutoCloseable {
 
     /** Appends an embedding. A failure to write is logged once and then ignored: this is a cache. */
     public synchronized void append(Key key, Tensor embedding) {
-        if (appended < 0) return;
+        if (failed) return;
         try {
             byte[] keyBytes = encode(key);
-            GrowableByteBuffer buffer = new GrowableByteBuffer(64 + 16 * (int) Math.min(embedding.size(), 1 << 16));
-            TypedBinaryFormat.encode(embedding, buffer);
-            out.writeInt(4 + keyBytes.length + buffer.position());
-            out.writeInt(keyBytes.length);
-            out.write(keyBytes);
-            out.write(buffer.array(), 0, buffer.position());
+            byte[] tensor = TensorBytes.encode(embedding);
+            byte[] body = new byte[4 + keyBytes.length + tensor.length];
+            ByteBuffer.wrap(body).putInt(keyBytes.length).put(keyBytes).put(tensor);
+            out.writeInt(body.length);
+            out.writeInt(checksum(body));
+            out.write(body);
             out.flush();
-            appended++;
         }
         catch (IOException | RuntimeException e) {
             log.warning("Could not append to " + path + ", embeddings are no longer kept: " + e.getMessage());
-            appended = -1;
+            failed = true;
         }
     }
 
@@ -124,34 +142,49 @@ public final class EmbeddingFile implements AutoCloseable {
         }
     }
 
-    /** Reads whole records into the map; returns the byte offset after the last whole record. */
+    private static boolean hasHeader(Path path) throws IOException {
+        try (DataInputStream in = new DataInputStream(Files.newInputStream(path))) {
+            return Files.size(path) >= HEADER_SIZE && in.readInt() == MAGIC && in.readInt() == VERSION;
+        }
+    }
+
+    private static void setAside(Path path) throws IOException {
+        Files.move(path, path.resolveSibling(path.getFileName() + ".stale"), StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private static int checksum(byte[] body) {
+        CRC32C crc = new CRC32C();
+        crc.update(body);
+        return (int) crc.getValue();
+    }
+
+    /** Reads whole, intact records into the map; returns the byte offset after the last of them. */
     private static long read(Path path, Map<Key, Tensor> embeddings) throws IOException {
-        long valid = 0;
+        long valid = HEADER_SIZE;
         try (InputStream input = Files.newInputStream(path);
-             DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(input, 1 << 16))) {
+             DataInputStream in = new DataInputStream(new BufferedInputStream(input, 1 << 16))) {
+            in.skipNBytes(HEADER_SIZE);
             while (true) {
-                int length;
+                int length, checksum;
+                byte[] body;
                 try {
                     length = in.readInt();
-                }
-                catch (EOFException end) {
-                    return valid;
-                }
-                if (length < 4 || length > MAX_RECORD) return valid;
-                byte[] record = new byte[length];
-                try {
-                    in.readFully(record);
+                    if (length < 4 || length > MAX_RECORD) return valid;
+                    checksum = in.readInt();
+                    body = new byte[length];
+                    in.readFully(body);
                 }
                 catch (EOFException torn) {
                     return valid;
                 }
+                if (checksum(body) != checksum) return valid;
                 try {
-                    decode(record, embeddings);
+                    decode(body, embeddings);
                 }
                 catch (RuntimeException corrupt) {
                     return valid;
                 }
-                valid += 4 + length;
+                valid += 8 + length;
             }
         }
     }

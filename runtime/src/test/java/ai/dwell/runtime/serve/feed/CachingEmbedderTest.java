@@ -81,6 +81,42 @@ public class CachingEmbedderTest {
     }
 
     @Test
+    void aCorruptRecordIsNotIndexedAndIsCutOffWithWhatFollows() throws IOException {
+        Path file = directory.resolve("minilm.embeddings");
+        CachingEmbedder before = CachingEmbedder.kept(new CountingEmbedder(1), 100, file);
+        before.embed("a", CONTEXT, TYPE);
+        long afterA = Files.size(file);
+        before.embed("b", CONTEXT, TYPE);
+        long afterB = Files.size(file);
+        before.embed("c", CONTEXT, TYPE);
+        before.close();
+        try (RandomAccessFile corrupt = new RandomAccessFile(file.toFile(), "rw")) { // b's last cell: it still decodes
+            corrupt.seek(afterB - 2);
+            corrupt.write(corrupt.readByte() ^ 0x40);
+        }
+
+        CountingEmbedder embedder = new CountingEmbedder(1);
+        CachingEmbedder after = CachingEmbedder.kept(embedder, 100, file);
+        assertEquals(afterA, Files.size(file), "b's record and c's after it are cut off");
+        for (String text : List.of("a", "b", "c"))
+            assertEquals(embedder.vector(text), after.embed(text, CONTEXT, TYPE), "the embedder's vector for " + text);
+        assertEquals(3, embedder.calls.get(), "the check with a, then b and c embedded again");
+        after.close();
+    }
+
+    @Test
+    void aFileOfAnotherFormatIsSetAside() throws IOException {
+        Path file = directory.resolve("minilm.embeddings");
+        Files.write(file, new byte[] { 0, 0, 0, 12, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 });
+        CountingEmbedder embedder = new CountingEmbedder(1);
+        CachingEmbedder after = CachingEmbedder.kept(embedder, 100, file);
+        assertEquals(embedder.vector("a"), after.embed("a", CONTEXT, TYPE));
+        assertEquals(1, embedder.calls.get());
+        assertTrue(Files.exists(directory.resolve("minilm.embeddings.stale")));
+        after.close();
+    }
+
+    @Test
     void anotherModelsEmbeddingsAreSetAside() {
         Path file = directory.resolve("minilm.embeddings");
         CachingEmbedder before = CachingEmbedder.kept(new CountingEmbedder(1), 100, file);
