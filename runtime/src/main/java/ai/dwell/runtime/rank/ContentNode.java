@@ -1,5 +1,6 @@
 package ai.dwell.runtime.rank;
 
+import ai.dwell.runtime.format.TensorBytes;
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.index.SchemaConfigs;
@@ -35,7 +36,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * all documents of global types), matched and ranked as proton would, behind the search protocol.
  * Searches run concurrently with each other; writes are exclusive.
  *
- * Build it from a {@link ContentClusterConfig} (see ai.dwell.runtime.index.ContentClusterConfigs#from);
+ * Build it from a {@link ContentClusterConfig} (see ai.dwell.runtime.serve.deploy.ContentClusterConfigs#from);
  * put documents that the indexing script has already processed (ai.dwell.runtime.index.IndexingScripts).
  */
 public final class ContentNode implements SearchBackend, AutoCloseable {

@@ -1,5 +1,6 @@
 package ai.dwell.runtime.rank;
 
+import ai.dwell.runtime.format.TensorBytes;
 import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.index.TensorAttribute;
