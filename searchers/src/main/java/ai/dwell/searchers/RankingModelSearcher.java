@@ -5,7 +5,6 @@ import com.yahoo.component.chain.dependencies.After;
 import com.yahoo.component.chain.dependencies.Before;
 import com.yahoo.component.chain.dependencies.Provides;
 import com.yahoo.documentapi.DocumentAccess;
-import com.yahoo.processing.request.CompoundName;
 import com.yahoo.search.Query;
 import com.yahoo.search.Result;
 import com.yahoo.search.Searcher;
@@ -30,15 +29,14 @@ import java.util.Map;
  * the profile falls back to the constants in the package, and the query trace says so.
  *
  * The version used is returned in the result's root field model_version (0: the package
- * constants) and passed on in the query property dwell.model.version.
+ * constants) and passed on in the query property {@link ChainProperties#MODEL_VERSION}. The schema
+ * and the document namespace come from {@link RankingModelConfig}.
  */
-@Provides(RankingModelSearcher.MODEL_WEIGHTS)
-@After(ArticleSearcher.ARTICLE_VIEW)
+@Provides(ChainPhases.MODEL_WEIGHTS)
+@After(ChainPhases.ARTICLE_VIEW)
 @Before(PhaseNames.BLENDED_RESULT)
 public class RankingModelSearcher extends Searcher implements AutoCloseable {
 
-    public static final String MODEL_WEIGHTS = "ModelWeights";
-    public static final CompoundName MODEL_VERSION = CompoundName.from("dwell.model.version");
     public static final String VERSION_RESULT_FIELD = "model_version";
 
     private final RankingModelCache cache;
@@ -84,7 +82,7 @@ public class RankingModelSearcher extends Searcher implements AutoCloseable {
                 query.trace("RankingModelSearcher: '" + profile + "' uses model version " + version, 1);
             }
         }
-        query.properties().set(MODEL_VERSION, version);
+        ChainProperties.setModelVersion(query, version);
         Result result = execution.search(query);
         result.hits().setField(VERSION_RESULT_FIELD, version);
         return result;

@@ -17,7 +17,7 @@ public class ArticleSearcherTest {
 
     @Test
     void anArticleViewMatchesTheArticlesCommentsWithSaneDefaults() {
-        SearchChains.search(List.of(new ArticleSearcher(), backend), "/search/?article=politics-2026-11-20");
+        SearchChains.search(List.of(SearchChains.articleSearcher(), backend), "/search/?article=politics-2026-11-20");
         Query sent = backend.lastQuery();
         assertEquals("article_id:politics-2026-11-20", sent.getModel().getQueryTree().getRoot().toString());
         assertEquals("[comment]", sent.getModel().getRestrict().toString());
@@ -27,28 +27,28 @@ public class ArticleSearcherTest {
 
     @Test
     void theRequestsOwnChoicesAreKept() {
-        SearchChains.search(List.of(new ArticleSearcher(), backend), "/search/?article=a1&ranking=freshness&presentation.summary=default");
+        SearchChains.search(List.of(SearchChains.articleSearcher(), backend), "/search/?article=a1&ranking=freshness&presentation.summary=default");
         assertEquals("freshness", backend.lastQuery().getRanking().getProfile());
         assertEquals("default", backend.lastQuery().getPresentation().getSummary());
     }
 
     @Test
     void aQueryInTheRequestIsRestrictedToTheArticle() {
-        SearchChains.search(List.of(new MinimalQueryInserter(), new ArticleSearcher(), backend),
+        SearchChains.search(List.of(new MinimalQueryInserter(), SearchChains.articleSearcher(), backend),
                             "/search/?article=a1&yql=select%20*%20from%20comment%20where%20text%20contains%20%22climate%22");
         assertEquals("AND text:climate article_id:a1", backend.lastQuery().getModel().getQueryTree().getRoot().toString());
     }
 
     @Test
     void otherQueriesPassUntouched() {
-        SearchChains.search(List.of(new ArticleSearcher(), backend), "/search/?query=hello");
+        SearchChains.search(List.of(SearchChains.articleSearcher(), backend), "/search/?query=hello");
         assertEquals("default", backend.lastQuery().getRanking().getProfile());
         assertNull(backend.lastQuery().getPresentation().getSummary());
     }
 
     @Test
     void anEmptyArticleIsABadRequest() {
-        Result result = SearchChains.search(List.of(new ArticleSearcher(), backend), "/search/?article=");
+        Result result = SearchChains.search(List.of(SearchChains.articleSearcher(), backend), "/search/?article=");
         assertEquals(Error.BAD_REQUEST.code, result.hits().getError().getCode());
     }
 

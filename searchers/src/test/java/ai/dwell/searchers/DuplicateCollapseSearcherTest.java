@@ -57,7 +57,7 @@ public class DuplicateCollapseSearcherTest {
     }
 
     private static Result search(String request) {
-        Execution execution = new Execution(new Chain<>(List.of(new DuplicateCollapseSearcher(), new EmbeddingBackend())),
+        Execution execution = new Execution(new Chain<>(List.of(new DuplicateCollapseSearcher(new DuplicateCollapseConfig.Builder().build()), new EmbeddingBackend())),
                                             Execution.Context.createContextStub());
         return execution.search(new Query(request));
     }
