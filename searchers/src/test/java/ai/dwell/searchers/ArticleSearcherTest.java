@@ -7,6 +7,7 @@ import com.yahoo.search.yql.MinimalQueryInserter;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -44,6 +45,27 @@ public class ArticleSearcherTest {
         SearchChains.search(List.of(SearchChains.articleSearcher(), backend), "/search/?query=hello");
         assertEquals("default", backend.lastQuery().getRanking().getProfile());
         assertNull(backend.lastQuery().getPresentation().getSummary());
+    }
+
+    @Test
+    void theSchemaFactsComeFromConfig() {
+        ArticleSearcher configured = new ArticleSearcher(new ArticleViewConfig.Builder().schema("post").articleField("story_id")
+                                                                 .defaultProfile("freshness").defaultSummary("full").build());
+        SearchChains.search(List.of(configured, backend), "/search/?article=s7");
+        Query sent = backend.lastQuery();
+        assertEquals("story_id:s7", sent.getModel().getQueryTree().getRoot().toString());
+        assertEquals("[post]", sent.getModel().getRestrict().toString());
+        assertEquals("freshness", sent.getRanking().getProfile());
+        assertEquals("full", sent.getPresentation().getSummary());
+    }
+
+    @Test
+    void anArticleViewIsMarkedOnTheQueryForTheSearchersAfter() {
+        SearchChains.search(List.of(SearchChains.articleSearcher(), backend), "/search/?article=a1");
+        assertEquals(Optional.of(new ArticleView("a1")), ChainProperties.articleView(backend.lastQuery()));
+
+        SearchChains.search(List.of(SearchChains.articleSearcher(), backend), "/search/?query=hello&dwell.articleView=a1");
+        assertEquals(Optional.empty(), ChainProperties.articleView(backend.lastQuery()), "a request cannot pose as an article view");
     }
 
     @Test
