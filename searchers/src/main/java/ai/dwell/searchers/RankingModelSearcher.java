@@ -29,8 +29,9 @@ import java.util.Map;
  * the profile falls back to the constants in the package, and the query trace says so.
  *
  * The version used is returned in the result's root field model_version (0: the package
- * constants) and passed on in the query property {@link ChainProperties#MODEL_VERSION}. The schema
- * and the document namespace come from {@link RankingModelConfig}.
+ * constants) and passed on in the query property {@link ChainProperties#MODEL_VERSION}. The schema,
+ * the document namespace and type, its version field and the version input come from
+ * {@link RankingModelConfig} (defaults as above).
  */
 @Provides(ChainPhases.MODEL_WEIGHTS)
 @After(ChainPhases.ARTICLE_VIEW)
@@ -39,20 +40,23 @@ public class RankingModelSearcher extends Searcher implements AutoCloseable {
 
     public static final String VERSION_RESULT_FIELD = "model_version";
 
+    private final String versionInput;
     private final RankingModelCache cache;
 
     @Inject
     public RankingModelSearcher(DocumentAccess access, SchemaInfo schemaInfo, RankingModelConfig config) {
-        this.cache = new RankingModelCache(access, config.documentNamespace(), modelProfiles(schemaInfo, config.schema()),
+        RankingModelReader reader = new RankingModelReader(config);
+        this.versionInput = reader.versionInput();
+        this.cache = new RankingModelCache(access, reader, modelProfiles(schemaInfo, config.schema(), reader),
                                            Duration.ofMillis(config.refreshIntervalMillis()),
                                            Duration.ofMillis(config.readTimeoutMillis()));
     }
 
-    static List<RankProfile> modelProfiles(SchemaInfo schemaInfo, String schemaName) {
+    static List<RankProfile> modelProfiles(SchemaInfo schemaInfo, String schemaName, RankingModelReader reader) {
         Schema schema = schemaInfo.schemas().get(schemaName);
         if (schema == null)
             throw new IllegalArgumentException("RankingModelSearcher: no schema '" + schemaName + "' in this application");
-        return schema.rankProfiles().values().stream().filter(RankingModelReader::isModelProfile).toList();
+        return schema.rankProfiles().values().stream().filter(reader::isModelProfile).toList();
     }
 
     @Override
@@ -61,7 +65,7 @@ public class RankingModelSearcher extends Searcher implements AutoCloseable {
         if ( ! cache.serves(profile)) return execution.search(query);
 
         long version;
-        var explicitVersion = query.getRanking().getFeatures().getDouble(RankingModelReader.VERSION_INPUT);
+        var explicitVersion = query.getRanking().getFeatures().getDouble(versionInput);
         if (explicitVersion.isPresent()) { // the request brings its own weights, e.g. to evaluate a candidate
             version = (long) explicitVersion.getAsDouble();
             query.trace("RankingModelSearcher: '" + profile + "' uses the weights in the request, version " + version, 1);
@@ -77,7 +81,7 @@ public class RankingModelSearcher extends Searcher implements AutoCloseable {
             else {
                 for (Map.Entry<String, Tensor> weight : model.tensors().entrySet())
                     query.getRanking().getFeatures().put(weight.getKey(), weight.getValue());
-                query.getRanking().getFeatures().put(RankingModelReader.VERSION_INPUT, (double) model.version());
+                query.getRanking().getFeatures().put(versionInput, (double) model.version());
                 version = model.version();
                 query.trace("RankingModelSearcher: '" + profile + "' uses model version " + version, 1);
             }
