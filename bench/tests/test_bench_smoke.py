@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from queries import article_popularity, write_query_file
-from runtime import ROOT, Runtime, vespa, wait_for_container
+from dwell_client import ROOT, Runtime, vespa, wait_for_container
 
 JAR = ROOT / "bench" / "target" / "dwell-bench-1.0.0.jar"
 

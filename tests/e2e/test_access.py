@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime import ROOT, deployed_runtime
+from dwell_client import ROOT, deployed_runtime
 
 APPLICATION = ROOT / "target" / "application"
 MUSIC = ROOT / "tests" / "apps" / "music"

@@ -19,7 +19,7 @@ import pytest
 import bad_input
 from clients import deployed_runtime, snapshot, visit_all
 from corpus import ARTICLE, COMMENTS, write_jsonl
-from runtime import CONFIG_SERVER, CONTAINER, ROOT, Runtime, http, search, vespa
+from dwell_client import CONFIG_SERVER, CONTAINER, ROOT, Runtime, http, search, vespa
 
 APPLICATION = ROOT / "target" / "application"
 CLUSTER = "dwell"
