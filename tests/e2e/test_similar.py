@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from dwell_client import ROOT, deployed_runtime, search
 
 sys.path.insert(0, str(ROOT))
