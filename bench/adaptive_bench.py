@@ -35,12 +35,12 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
+from dwell_client import Runtime, vespa, wait_for_container
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import runtime_bench  # noqa: E402
-from runtime import Runtime, vespa, wait_for_container  # noqa: E402
 
 CORES = os.cpu_count() or 1
 POLICIES = {"static-1": "1", f"static-{CORES}": str(CORES), "adaptive": "adaptive"}

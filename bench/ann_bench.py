@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-for path in ("", "feed", "learning", "tests/e2e"):
+for path in ("", "feed", "learning"):
     sys.path.insert(0, str(ROOT / path))
 
 K = 10
@@ -299,7 +299,7 @@ def dwell_engine(vectors: np.ndarray, queries: np.ndarray, filters: list[np.ndar
 
 
 def dwell_search(indexed: list[dict], queries: np.ndarray, articles: list[str], explores: list[int], work: Path) -> dict:
-    from runtime import Runtime, vespa, wait_for_container
+    from dwell_client import Runtime, vespa, wait_for_container
 
     feed = work / "comments.jsonl"
     feed.write_text("\n".join(json.dumps(r) for r in indexed) + "\n")

@@ -12,13 +12,12 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+from dwell_client import vespa, wait_for_container
 
-from runtime import vespa, wait_for_container  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 
 CLIENTS = (1, 2, 4, 8, 16, 32)
 

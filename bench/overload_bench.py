@@ -30,14 +30,14 @@ from pathlib import Path
 
 import numpy as np
 
+from dwell_client import Runtime, vespa, wait_for_container
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "feed"))
 sys.path.insert(0, str(ROOT / "learning"))
 
 from queries import write_query_file  # noqa: E402
-from runtime import Runtime, vespa, wait_for_container  # noqa: E402
 
 JAR = ROOT / "bench" / "target" / "dwell-bench-1.0.0.jar"
 WINDOW_MS = 500.0

@@ -22,8 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from dwell_client import Runtime, vespa, wait_for_container
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "feed"))
 sys.path.insert(0, str(ROOT / "learning"))
@@ -31,7 +32,6 @@ sys.path.insert(0, str(ROOT / "learning"))
 import onnx_threads  # noqa: E402
 import phases  # noqa: E402
 from queries import write_query_file  # noqa: E402
-from runtime import Runtime, vespa, wait_for_container  # noqa: E402
 
 PROFILES = ("freshness", "neural", "neural_onnx")
 

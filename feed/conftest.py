@@ -5,4 +5,3 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "feed"))
 sys.path.insert(0, str(ROOT / "feed" / "tests"))
 sys.path.insert(0, str(ROOT / "learning"))
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))  # runtime.py: start/stop the runtime, the vespa CLI

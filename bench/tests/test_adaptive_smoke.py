@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from runtime import ROOT, wait_for_free_ports
+from dwell_client import ROOT, wait_for_free_ports
 
 
 def test_adaptive_bench_smoke_writes_its_report(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from runtime import ROOT
+from dwell_client import ROOT
 
 
 def test_ann_benchmark_smoke(tmp_path: Path) -> None:

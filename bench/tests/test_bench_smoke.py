@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from dwell_client import ROOT, Runtime, vespa, wait_for_container
 
 from queries import article_popularity, write_query_file
-from runtime import ROOT, Runtime, vespa, wait_for_container
 
 JAR = ROOT / "bench" / "target" / "dwell-bench-1.0.0.jar"
 

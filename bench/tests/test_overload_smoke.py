@@ -13,7 +13,7 @@ import numpy as np
 
 from overload_bench import JAR, recovery_seconds, run_phases
 from queries import write_query_file
-from runtime import ROOT, Runtime, vespa, wait_for_container
+from dwell_client import ROOT, Runtime, vespa, wait_for_container
 
 
 def test_a_query_burst_gets_503s_not_timeouts_and_the_runtime_recovers(tmp_path: Path) -> None:

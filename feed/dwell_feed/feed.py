@@ -15,16 +15,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
+from dwell_client import vespa_binary
+
 from .generate import DEFAULT_NOW, PRESETS, ROOT, generate_to
 
 FILES = ("authors", "comments", "rankingmodel")
-
-
-def vespa_binary() -> str:
-    """The Go binary itself: the vespacli package's Python wrapper does not pass on its exit code."""
-    from vespacli import get_binary_path
-
-    return get_binary_path()
 
 
 def corpus_dir(preset: str) -> Path:

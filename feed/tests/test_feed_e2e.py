@@ -9,12 +9,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from dwell_client import CONFIG_SERVER, CONTAINER, ROOT, Runtime, deployed_runtime, http, search, vespa, wait_for_container  # noqa: F401
 
 from dwell_feed.feed import feed_corpus
 from dwell_feed.generate import PRESETS, generate, write_corpus
 from dwell_feed.live import check, run_live
 from faulty_proxy import FaultyProxy
-from runtime import CONFIG_SERVER, CONTAINER, ROOT, Runtime, deployed_runtime, http, search, vespa, wait_for_container  # noqa: F401
 
 APPLICATION = ROOT / "target" / "application"
 

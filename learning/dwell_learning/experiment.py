@@ -7,35 +7,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import time
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
-from .deploy import answers, vespa_binary
+from dwell_client import OwnRuntime, deploy, feed
+
 from .loop import ROOT, LoopConfig, run
-from .service import OfflineService, RuntimeService, http, load_corpus, read_jsonl
+from .service import OfflineService, RuntimeService, load_corpus, read_jsonl
 
 
 # ---------------------------------------------------------------------------------------------
 # A runtime of our own: started, deployed, fed, always stopped.
-
-
-def wait_for_free_ports(timeout: float = 900) -> None:
-    """Only one runtime can serve on this machine: wait for anybody else's to stop."""
-    deadline = time.time() + timeout
-    while True:
-        if not answers("http://localhost:19071/status.html"):
-            return
-        if time.time() > deadline:
-            raise RuntimeError("another dwell runtime keeps serving on :19071")
-        print("[learn] another runtime is serving on :19071; waiting", file=sys.stderr, flush=True)
-        time.sleep(10)
 
 
 def shifted(src: Path, dst: Path, shift: int) -> Path:
@@ -49,85 +36,25 @@ def shifted(src: Path, dst: Path, shift: int) -> Path:
     return dst
 
 
-RUNTIME_LOCK = Path("/tmp/dwell-runtime.lock")   # one runtime per machine: its ports are fixed
+def _announce_waiting() -> None:
+    print("[learn] another runtime is serving on :19071; waiting", file=sys.stderr, flush=True)
 
 
-class OwnRuntime:
-    """A runtime of the loop's own, held from start to stop. The ports are the machine's: the
-    lock file serialises runtimes of other processes that take it too (tests, benchmarks)."""
+@dataclass
+class LoopRuntime(OwnRuntime):
+    """The loop's own runtime (dwell_client.OwnRuntime: held from start to stop, the machine's
+    ports made sure of), with the built package deployed and a corpus fed shifted to now."""
 
-    def __init__(self, data: Path):
-        self.data = data
-        self.env = {**os.environ, "DWELL_DATA": str(data)}
-        self._lock = None
-
-    def __enter__(self) -> "OwnRuntime":
-        import fcntl
-
-        self.data.mkdir(parents=True, exist_ok=True)
-        self._lock = RUNTIME_LOCK.open("a")
-        try:
-            # Not blocking: a caller may already hold it for us (`flock LOCK pytest ...`), and
-            # blocking on our own holder would never end. If it is held, the port check below
-            # still waits for any other runtime to stop.
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            pass
-        for attempt in range(3):
-            wait_for_free_ports()
-            subprocess.run([str(ROOT / "dwell"), "start"], check=True, env=self.env, cwd=ROOT)
-            if self.owns_ports():
-                return self
-            # Somebody else's runtime took the ports between our check and our start: ours died
-            # (BindException) while `dwell start` saw theirs answer. Never talk to theirs.
-            subprocess.run([str(ROOT / "dwell"), "stop"], env=self.env, cwd=ROOT)
-        raise RuntimeError("could not get the runtime ports: another runtime keeps taking them")
-
-    def owns_ports(self, settle_s: float = 3.0) -> bool:
-        """True when our JVM is alive and is the process listening on :19071."""
-        pid_file = self.data / "runtime.pid"
-        deadline = time.time() + settle_s
-        while True:
-            try:
-                pid = int(pid_file.read_text())
-                os.kill(pid, 0)
-            except (OSError, ValueError):
-                return False
-            listening = subprocess.run(["ss", "-ltnpH", "sport = :19071"], capture_output=True, text=True).stdout
-            if f"pid={pid}," in listening:
-                return True
-            if time.time() > deadline:
-                return False
-            time.sleep(0.2)
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
-
-    def stop(self) -> None:
-        """Stops the runtime and lets others have the machine's ports; idempotent."""
-        if self._lock is None:
-            return
-        subprocess.run([str(ROOT / "dwell"), "stop"], env=self.env, cwd=ROOT)
-        self._lock.close()
-        self._lock = None
+    waiting: Callable[[], None] | None = _announce_waiting
 
     def deploy_and_feed(self, corpus_dir: Path, now: int) -> float:
-        vespa = vespa_binary()
-        done = subprocess.run([vespa, "deploy", "--target", "local", "--wait", "300", str(ROOT / "target" / "application")],
-                              capture_output=True, text=True, cwd=ROOT)
-        if done.returncode != 0:
-            raise RuntimeError(done.stdout + done.stderr)
-        for _ in range(360):
-            if answers("http://localhost:8080/status.html"):
-                break
-            time.sleep(0.5)
+        """Deploys target/application, feeds the corpus's authors and comments with their times
+        moved so that the corpus's `now` is now; returns the seconds the feeding took."""
+        deploy(ROOT / "target" / "application", timeout=300)
         shift = int(time.time()) - now
         started = time.time()
         for name in ("authors", "comments"):
-            path = shifted(corpus_dir / f"{name}.jsonl", self.data / f"{name}.jsonl", shift)
-            done = subprocess.run([vespa, "feed", "--target", "local", str(path)], capture_output=True, text=True)
-            if done.returncode != 0:
-                raise RuntimeError(done.stdout + done.stderr)
+            feed(shifted(corpus_dir / f"{name}.jsonl", self.data / f"{name}.jsonl", shift))
         return time.time() - started
 
 
@@ -271,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         if data.exists() and any(data.iterdir()):
             raise SystemExit(f"{data} is not empty: the loop needs a runtime of its own")
         args.runtime_data = data
-        with OwnRuntime(args.runtime_data) as rt:
+        with LoopRuntime(args.runtime_data) as rt:
             fed_s = rt.deploy_and_feed(args.corpus, corpus.now)
             print(f"[learn] runtime up, corpus fed in {fed_s:.1f} s", file=sys.stderr, flush=True)
             offline.now = corpus.now + 0.0

@@ -272,7 +272,9 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             if mode == "runtime":
                 service.set_model(candidate, version)
                 if config.deploy_onnx and config.export_every_ship:
-                    from .deploy import deploy, onnx_disagreement, package_with_model
+                    from dwell_client import deploy
+
+                    from .deploy import onnx_disagreement, package_with_model
 
                     package = package_with_model(out / "models" / f"v{version}", out / "deploy" / f"v{version}")
                     row["onnx_deploy_s"] = deploy(package)

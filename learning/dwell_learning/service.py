@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -26,6 +24,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
+
+from dwell_client import http, put, update
 
 from .export import rankingmodel_put
 from .features import CommentSignals, baseline_score, feature_vector
@@ -191,20 +191,6 @@ class OfflineService:
 # The running runtime
 
 
-def http(method: str, url: str, body: Any = None, timeout: float = 30) -> tuple[int, dict]:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, json.loads(response.read() or b"{}")
-    except urllib.error.HTTPError as e:
-        text = e.read()
-        try:
-            return e.code, json.loads(text)
-        except json.JSONDecodeError:
-            return e.code, {"raw": text.decode(errors="replace")}
-
-
 @dataclass
 class RuntimeService:
     endpoint: str
@@ -258,8 +244,8 @@ class RuntimeService:
 
     def _update(self, item: tuple[str, Mapping[str, int]]) -> None:
         cid, inc = item
-        body = {"fields": {name: {"increment": n} for name, n in inc.items()}}
-        status, reply = http("PUT", f"{self.endpoint}/document/v1/dwell/comment/docid/{urllib.parse.quote(cid)}", body)
+        status, reply = update("comment", cid, {name: {"increment": n} for name, n in inc.items()},
+                               endpoint=self.endpoint)
         if status != 200:
             raise RuntimeError(f"update of {cid} failed ({status}): {reply}")
 
@@ -272,8 +258,7 @@ class RuntimeService:
         """Feeds the rankingmodel document and waits until queries are ranked by it; returns
         the seconds from the put's acknowledgement until a query reported the new version."""
         document = rankingmodel_put(weights, profile, version)
-        status, reply = http("POST", f"{self.endpoint}/document/v1/dwell/rankingmodel/docid/{profile}",
-                             {"fields": document["fields"]})
+        status, reply = put("rankingmodel", profile, document["fields"], endpoint=self.endpoint)
         if status != 200:
             raise RuntimeError(f"rankingmodel put failed ({status}): {reply}")
         fed = time.time()

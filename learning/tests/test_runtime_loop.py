@@ -7,14 +7,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from dwell_client import http
 
 import synthetic
-from dwell_learning.experiment import OwnRuntime
+from dwell_learning.experiment import LoopRuntime
 from dwell_learning.export import read_constants
 from dwell_learning.loop import ROOT, LoopConfig, run
 from dwell_learning.network import forward
 from dwell_learning.policy import prefix_propensities, step_propensities
-from dwell_learning.service import OfflineService, RuntimeService, View, http, load_corpus
+from dwell_learning.service import OfflineService, RuntimeService, View, load_corpus
 from dwell_learning.train import random_weights
 
 
@@ -26,7 +27,7 @@ def served(tmp_path_factory: pytest.TempPathFactory):
     synthetic.write(synthetic.corpus(articles=4, per_article=25), corpus_dir)
     corpus = load_corpus(corpus_dir)
     data = tmp_path_factory.mktemp("dwell-learn-data")
-    with OwnRuntime(data) as rt:
+    with LoopRuntime(data) as rt:
         rt.deploy_and_feed(corpus_dir, corpus.now)
         yield corpus, RuntimeService("http://localhost:8080", data / "logs" / "dwell" / "impressions.jsonl")
 
@@ -84,7 +85,8 @@ def test_a_shipped_model_is_deployed_as_onnx_for_neural_onnx(served, tmp_path: P
     """The ONNX export (SavedModel -> tf2onnx) goes out in a copy of the built package with
     `vespa deploy`; neural_onnx then scores like the numpy network. application/ is untouched.
     Runs last in this module: the deploy restarts the container."""
-    from dwell_learning.deploy import deploy, onnx_disagreement, package_with_model
+    from dwell_client import deploy
+    from dwell_learning.deploy import onnx_disagreement, package_with_model
     from dwell_learning.tf_export import export_all
 
     weights = random_weights(11)

@@ -5,7 +5,7 @@ import json
 import urllib.parse
 from pathlib import Path
 
-from runtime import CONTAINER, ROOT, Runtime, deployed_runtime, http, vespa, wait_for_container  # noqa: F401
+from dwell_client import CONTAINER, ROOT, Runtime, deployed_runtime, http, vespa, wait_for_container  # noqa: F401
 
 
 def visit_all(cluster: str, bucket_space: str | None = None, **more: str) -> list[dict]:

@@ -12,8 +12,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from dwell_client import ROOT, deployed_runtime
 
-from runtime import ROOT, deployed_runtime
 
 APPLICATION = ROOT / "target" / "application"
 MUSIC = ROOT / "tests" / "apps" / "music"

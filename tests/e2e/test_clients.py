@@ -15,11 +15,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from dwell_client import CONFIG_SERVER, CONTAINER, ROOT, Runtime, http, search, vespa
 
 import bad_input
 from clients import deployed_runtime, snapshot, visit_all
 from corpus import ARTICLE, COMMENTS, write_jsonl
-from runtime import CONFIG_SERVER, CONTAINER, ROOT, Runtime, http, search, vespa
 
 APPLICATION = ROOT / "target" / "application"
 CLUSTER = "dwell"

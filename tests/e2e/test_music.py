@@ -7,9 +7,9 @@ from __future__ import annotations
 import urllib.parse
 
 import pytest
+from dwell_client import CONTAINER, ROOT, Runtime, http, search, vespa
 
 from clients import deployed_runtime, visit_all
-from runtime import CONTAINER, ROOT, Runtime, http, search, vespa
 
 APP = ROOT / "tests" / "apps" / "music"
 DOC = f"{CONTAINER}/document/v1/music/album/docid"

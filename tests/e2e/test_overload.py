@@ -16,8 +16,8 @@ import urllib.parse
 from dataclasses import dataclass
 
 import pytest
+from dwell_client import ROOT, deployed_runtime
 
-from runtime import ROOT, deployed_runtime
 
 APP = ROOT / "tests" / "apps" / "music"
 ADMISSION = {"DWELL_SEARCH_THREADS": "0.5", "DWELL_SEARCH_QUEUE": "128", "DWELL_SEARCH_MAX_WAIT_MS": "10"}

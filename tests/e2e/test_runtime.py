@@ -16,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from dwell_client import CONTAINER, ROOT, Runtime, deployed_runtime, http, search, vespa, wait_for_container
 
 from corpus import ARTICLE, AUTHORS, COMMENTS, NOW, OTHER_ARTICLE, signals, write_jsonl
 from dwell_learning.export import rankingmodel_put
 from dwell_learning.features import baseline_score, feature_vector
 from dwell_learning.network import TENSOR_TYPES, forward
 from nn_cases import read_constants
-from runtime import CONTAINER, ROOT, Runtime, deployed_runtime, http, search, vespa, wait_for_container
 
 APPLICATION = ROOT / "target" / "application"
 PACKAGE_WEIGHTS = read_constants(ROOT / "application" / "constants")

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from runtime import Runtime, search, vespa, wait_for_container
+from dwell_client import Runtime, search, vespa, wait_for_container
 
 SAMPLE_APPS = Path(os.environ["DWELL_SAMPLE_APPS"]) if os.environ.get("DWELL_SAMPLE_APPS") else None
 ALBUMS = SAMPLE_APPS / "album-recommendation" if SAMPLE_APPS else None

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from runtime import ROOT, deployed_runtime, search
+from dwell_client import ROOT, deployed_runtime, search
 
 sys.path.insert(0, str(ROOT))
 from embedder.reference import ReferenceEmbedder  # noqa: E402

@@ -1,0 +1,78 @@
+"""Runtime's pid file handling, the repository lookup and the vespa binary: no runtime needed."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import dwell_client
+from dwell_client import ROOT, Runtime, find_root, vespa_binary
+
+
+def test_root_is_this_checkout() -> None:
+    assert (ROOT / "dwell").is_file() and (ROOT / "runtime").is_dir()
+    assert Path(dwell_client.__file__).resolve().is_relative_to(ROOT / "client")
+
+
+def test_find_root_honours_dwell_root_then_walks_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DWELL_ROOT", str(tmp_path))
+    assert find_root() == tmp_path.resolve()
+    monkeypatch.delenv("DWELL_ROOT")
+    assert find_root(tmp_path) == ROOT        # the package's own checkout comes first
+
+
+def test_no_pid_file_means_no_pid_and_not_alive(tmp_path: Path) -> None:
+    rt = Runtime(tmp_path)
+    assert rt.pid() is None and not rt.alive()
+    (tmp_path / "runtime.pid").write_text("not a pid\n")
+    assert rt.pid() is None and not rt.alive()
+
+
+def test_pid_and_env_name_the_data_directory(tmp_path: Path) -> None:
+    rt = Runtime(tmp_path)
+    (tmp_path / "runtime.pid").write_text(f"{os.getpid()}\n")
+    assert rt.pid() == os.getpid() and rt.alive()
+    assert rt.env()["DWELL_DATA"] == str(tmp_path)
+    assert rt.pid_file == tmp_path / "runtime.pid"
+
+
+def test_kill9_kills_the_process_and_removes_the_pid_file(tmp_path: Path) -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    reaper = threading.Thread(target=child.wait)   # as init reaps the real runtime: no zombie to wait on
+    reaper.start()
+    try:
+        (tmp_path / "runtime.pid").write_text(str(child.pid))
+        rt = Runtime(tmp_path)
+        assert rt.alive()
+        rt.kill9()
+        reaper.join(timeout=10)
+        assert child.returncode == -9
+        assert not (tmp_path / "runtime.pid").exists() and not rt.alive()
+    finally:
+        if child.poll() is None:
+            child.kill()
+
+
+def test_log_is_the_tail_of_the_runtime_log(tmp_path: Path) -> None:
+    rt = Runtime(tmp_path)
+    assert rt.log() == ""
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "runtime.log").write_text("x" * 6000 + "the end")
+    assert rt.log().endswith("the end") and len(rt.log()) == 5000
+    assert rt.log(tail=7) == "the end"
+
+
+def test_owns_ports_is_false_without_a_live_pid(tmp_path: Path) -> None:
+    assert not Runtime(tmp_path).owns_ports(settle_s=0)
+
+
+def test_vespa_binary_is_the_go_binary_and_its_exit_code_counts() -> None:
+    binary = Path(vespa_binary())
+    assert binary.is_file() and os.access(binary, os.X_OK)
+    assert binary.read_bytes()[:4] == b"\x7fELF"              # not the Python wrapper script
+    assert subprocess.run([str(binary), "version"], capture_output=True).returncode == 0
+    assert subprocess.run([str(binary), "no-such-command"], capture_output=True).returncode != 0
