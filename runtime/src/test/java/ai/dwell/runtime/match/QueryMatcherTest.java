@@ -1,9 +1,11 @@
 package ai.dwell.runtime.match;
 
+import ai.dwell.runtime.engine.query.ProtobufQueryTree;
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.index.IndexingScripts;
 import ai.dwell.runtime.index.TextIndex;
+import ai.dwell.runtime.match.query.QueryItem;
 import ai.dwell.runtime.rank.DwellPackage;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
@@ -192,10 +194,10 @@ public class QueryMatcherTest {
         return ids.stream().sorted().toList();
     }
 
-    private static ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol.QueryTree tree(Item root) {
+    private static QueryItem tree(Item root) {
         Query query = new Query("?ranking=freshness");
         query.getModel().getQueryTree().setRoot(root);
-        return DwellPackage.request(query, 10).getQueryTree();
+        return ProtobufQueryTree.translate(DwellPackage.request(query, 10).getQueryTree());
     }
 
     private static PhraseItem phrase(String... words) {
