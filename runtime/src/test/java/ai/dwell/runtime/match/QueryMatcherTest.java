@@ -155,6 +155,12 @@ public class QueryMatcherTest {
     }
 
     @Test
+    void unsupportedItemsFailWithAMessageNamingThem() {
+        assertEquals("Query item prefix_term is not supported by this content engine",
+                     assertThrows(UnsupportedQueryException.class, () -> matches(new com.yahoo.prelude.query.PrefixItem("fo", "text"))).getMessage());
+    }
+
+    @Test
     void aTermOnAFieldThisTypeDoesNotHaveMatchesNothing() {
         // a query over all types (e.g. ?query=x on the default index) reaches types without that field:
         // proton resolves the term to no field there and matches nothing (blueprintbuilder.cpp), no error

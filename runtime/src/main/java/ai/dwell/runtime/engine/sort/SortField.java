@@ -11,7 +11,7 @@ import ai.dwell.runtime.rank.UnsupportedFeatureException;
 public record SortField(String attribute, boolean ascending, boolean lowercase, MissingPolicy missingPolicy, String missingValue) {
 
     /** What to sort documents without a value as. */
-    enum MissingPolicy { DEFAULT, FIRST, LAST, AS }
+    public enum MissingPolicy { DEFAULT, FIRST, LAST, AS }
 
     static final String RANK = "[rank]";
     static final String DOCID = "[docid]";
