@@ -95,7 +95,8 @@ public final class QueryMatcher {
         if (children.isEmpty()) return DocIdIterator.empty();
         if (children.stream().noneMatch(QueryMatcher::needsCandidates)) {
             List<DocIdIterator> all = new ArrayList<>(children.size() + 1);
-            all.add(new BitSetIterator(candidates));
+            // every result is kept to the active documents in the end: only narrower candidates need walking
+            if (candidates != active) all.add(new BitSetIterator(candidates));
             for (QueryItem child : children) all.add(iterator(child, ranked, candidates));
             return new ConjunctionIterator(all);
         }
@@ -236,9 +237,9 @@ public final class QueryMatcher {
     }
 
     private DocIdIterator amongActive(List<PostingList> postings) {
-        if (postings.isEmpty()) return DocIdIterator.empty();
-        List<DocIdIterator> lists = postings.stream().<DocIdIterator>map(PostingListIterator::new).toList();
-        return new ConjunctionIterator(List.of(union(lists), new BitSetIterator(active)));
+        List<DocIdIterator> lists = new ArrayList<>(postings.size());
+        for (PostingList list : postings) lists.add(new PostingListIterator(list, active));
+        return union(lists);
     }
 
     private DocIdIterator phrase(QueryItem.Phrase phrase, boolean ranked) {

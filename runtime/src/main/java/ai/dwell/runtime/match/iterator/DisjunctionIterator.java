@@ -1,5 +1,6 @@
 package ai.dwell.runtime.match.iterator;
 
+import java.util.BitSet;
 import java.util.List;
 import java.util.PriorityQueue;
 
@@ -34,6 +35,16 @@ public final class DisjunctionIterator extends DocIdIterator {
             }
         }
         return doc = heap.isEmpty() ? NO_MORE_DOCS : heap.peek().docId();
+    }
+
+    @Override
+    public void orInto(BitSet result) {
+        if (doc != -1) { // partly walked: the heap knows where each is
+            super.orInto(result);
+            return;
+        }
+        for (DocIdIterator iterator : iterators) iterator.orInto(result);
+        doc = NO_MORE_DOCS;
     }
 
 }

@@ -2,16 +2,28 @@ package ai.dwell.runtime.match.iterator;
 
 import ai.dwell.runtime.index.PostingList;
 
-/** The ids of a posting list; advance gallops, then binary searches. The list must not change while this walks it. */
+import java.util.BitSet;
+
+/**
+ * The ids of a posting list, optionally only those also in an allowed set (such as the active documents:
+ * checked per id, cheaper than a conjunction with the set); advance gallops, then binary searches.
+ * Neither the list nor the set may change while this walks them.
+ */
 public final class PostingListIterator extends DocIdIterator {
 
     private final PostingList postings;
+    private final BitSet allowed; // null: all
     private final int size;
     private int index = -1;
     private int doc = -1;
 
-    public PostingListIterator(PostingList postings) {
+    /** All ids of the list. */
+    public PostingListIterator(PostingList postings) { this(postings, null); }
+
+    /** The ids of the list that are in allowed (all when it is null). */
+    public PostingListIterator(PostingList postings, BitSet allowed) {
         this.postings = postings;
+        this.allowed = allowed;
         this.size = postings.size();
     }
 
@@ -20,14 +32,14 @@ public final class PostingListIterator extends DocIdIterator {
     @Override
     public int nextDoc() {
         if (doc == NO_MORE_DOCS) return doc;
-        return at(index + 1);
+        return firstAllowedFrom(index + 1);
     }
 
     @Override
     public int advance(int target) {
         if (doc == NO_MORE_DOCS) return doc;
         int from = index + 1;
-        if (from >= size || postings.lid(from) >= target) return at(from);
+        if (from >= size || postings.lid(from) >= target) return firstAllowedFrom(from);
         int step = 1, low = from, high = from + 1; // lid(low) < target
         while (high < size && postings.lid(high) < target) {
             low = high;
@@ -40,10 +52,22 @@ public final class PostingListIterator extends DocIdIterator {
             if (postings.lid(middle) < target) low = middle;
             else high = middle;
         }
-        return at(high);
+        return firstAllowedFrom(high);
     }
 
-    private int at(int i) {
+    @Override
+    public void orInto(BitSet result) {
+        if (doc == NO_MORE_DOCS) return;
+        for (int i = index + 1; i < size; i++) {
+            int lid = postings.lid(i);
+            if (allowed == null || allowed.get(lid)) result.set(lid);
+        }
+        index = size;
+        doc = NO_MORE_DOCS;
+    }
+
+    private int firstAllowedFrom(int i) {
+        while (i < size && allowed != null && ! allowed.get(postings.lid(i))) i++;
         index = i;
         return doc = i < size ? postings.lid(i) : NO_MORE_DOCS;
     }

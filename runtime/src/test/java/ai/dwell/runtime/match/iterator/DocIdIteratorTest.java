@@ -61,6 +61,19 @@ public class DocIdIteratorTest {
     }
 
     @Test
+    void postingListAmongAllowedIdsIsBitSetAnd() {
+        Random random = new Random(5);
+        for (int round = 0; round < 200; round++) {
+            BitSet a = random(random), allowed = random(random);
+            BitSet expected = (BitSet) a.clone();
+            expected.and(allowed);
+            assertSame(expected, () -> new PostingListIterator(PostingLists.of(a.stream().toArray()), allowed), random);
+            assertSame(expected, () -> new DisjunctionIterator(List.of(new PostingListIterator(PostingLists.of(a.stream().toArray()), allowed),
+                                                                       DocIdIterator.empty())), random);
+        }
+    }
+
+    @Test
     void conjunctionOfThreeIsTheirIntersection() {
         Random random = new Random(7);
         for (int round = 0; round < 200; round++) {
