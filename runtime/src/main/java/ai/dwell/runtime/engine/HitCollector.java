@@ -1,6 +1,7 @@
 package ai.dwell.runtime.engine;
 
 import ai.dwell.runtime.engine.group.GroupingRunner;
+import ai.dwell.runtime.engine.sort.RankedHit;
 import ai.dwell.runtime.engine.sort.SortedHits;
 import ai.dwell.runtime.index.DocumentIndex;
 

@@ -3,6 +3,7 @@ package ai.dwell.runtime.engine;
 import ai.dwell.runtime.engine.group.GroupingBlob;
 import ai.dwell.runtime.engine.group.GroupingRunner;
 import ai.dwell.runtime.engine.query.SearchQuery;
+import ai.dwell.runtime.engine.sort.RankedHit;
 import ai.dwell.runtime.engine.sort.SortedHits;
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.match.MatchPhaseLimiter;

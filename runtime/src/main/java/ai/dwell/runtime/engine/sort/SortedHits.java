@@ -1,6 +1,5 @@
 package ai.dwell.runtime.engine.sort;
 
-import ai.dwell.runtime.engine.RankedHit;
 import ai.dwell.runtime.index.DocumentIndex;
 
 import java.util.ArrayList;
