@@ -1,5 +1,6 @@
 package ai.dwell.searchers;
 
+import com.yahoo.component.annotation.Inject;
 import com.yahoo.component.chain.dependencies.After;
 import com.yahoo.component.chain.dependencies.Before;
 import com.yahoo.component.chain.dependencies.Provides;
@@ -20,25 +21,30 @@ import com.yahoo.search.yql.MinimalQueryInserter;
 /**
  * The article view: /search/?article=&lt;id&gt; returns the best comments of one article.
  *
- * It matches the article's comments (ANDed with any yql or query the request also has), and
- * picks rank profile neural and summary class short unless the request names others.
+ * It matches the article's comments (ANDed with any yql or query the request also has), picks
+ * the configured rank profile and summary class (neural and short) unless the request names
+ * others, and marks the query as an article view ({@link ChainProperties#articleView}) for the
+ * searchers after it. The schema and its article field come from {@link ArticleViewConfig}.
  */
-@Provides(ArticleSearcher.ARTICLE_VIEW)
+@Provides(ChainPhases.ARTICLE_VIEW)
 @After(MinimalQueryInserter.EXTERNAL_YQL)
 @Before(PhaseNames.TRANSFORMED_QUERY)
 public class ArticleSearcher extends Searcher {
 
-    public static final String ARTICLE_VIEW = "ArticleView";
+    /** The request parameter naming the article. */
     public static final CompoundName ARTICLE = CompoundName.from("article");
 
-    static final String SCHEMA = "comment";
-    static final String ARTICLE_FIELD = "article_id";
-    static final String DEFAULT_PROFILE = "neural";
-    static final String DEFAULT_SUMMARY = "short";
+    private final String schema;
+    private final String articleField;
+    private final String defaultProfile;
+    private final String defaultSummary;
 
-    /** Returns whether this query is an article view. */
-    public static boolean isArticleView(Query query) {
-        return query.properties().getString(ARTICLE) != null;
+    @Inject
+    public ArticleSearcher(ArticleViewConfig config) {
+        this.schema = config.schema();
+        this.articleField = config.articleField();
+        this.defaultProfile = config.defaultProfile();
+        this.defaultSummary = config.defaultSummary();
     }
 
     @Override
@@ -49,7 +55,7 @@ public class ArticleSearcher extends Searcher {
             return new Result(query, ErrorMessage.createBadRequest("Parameter 'article' must name an article"));
 
         QueryTree tree = query.getModel().getQueryTree();
-        Item filter = new WordItem(article, ARTICLE_FIELD, true);
+        Item filter = new WordItem(article, articleField, true);
         Item root = tree.getRoot();
         if (root == null || root instanceof NullItem) {
             tree.setRoot(filter);
@@ -60,11 +66,12 @@ public class ArticleSearcher extends Searcher {
             and.addItem(filter);
             tree.setRoot(and);
         }
-        query.getModel().setRestrict(SCHEMA);
+        query.getModel().setRestrict(schema);
         if ("default".equals(query.getRanking().getProfile()))
-            query.getRanking().setProfile(DEFAULT_PROFILE);
+            query.getRanking().setProfile(defaultProfile);
         if (query.getPresentation().getSummary() == null)
-            query.getPresentation().setSummary(DEFAULT_SUMMARY);
+            query.getPresentation().setSummary(defaultSummary);
+        ChainProperties.setArticleView(query, new ArticleView(article));
         query.trace("Article view of '" + article + "': " + tree.getRoot() + ", rank profile " +
                     query.getRanking().getProfile(), 2);
         return execution.search(query);

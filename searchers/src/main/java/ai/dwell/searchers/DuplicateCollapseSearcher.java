@@ -1,5 +1,6 @@
 package ai.dwell.searchers;
 
+import com.yahoo.component.annotation.Inject;
 import com.yahoo.component.chain.dependencies.After;
 import com.yahoo.component.chain.dependencies.Before;
 import com.yahoo.processing.request.CompoundName;
@@ -21,17 +22,25 @@ import java.util.List;
  * It asks the backend for collapse.window times the hits wanted (default 3), reads the candidates'
  * embeddings (summary class embedding), and keeps each hit, best first, unless it is too similar to
  * one already kept; that one's field duplicates counts what it absorbed. Under the exploration
- * searcher, so exploration samples among distinct comments.
+ * searcher, so exploration samples among distinct comments. The embedding field and its summary
+ * class come from {@link DuplicateCollapseConfig}.
  */
-@After(ExplorationSearcher.EXPLORATION)
+@After(ChainPhases.EXPLORATION)
 @Before(PhaseNames.BLENDED_RESULT)
 public class DuplicateCollapseSearcher extends Searcher {
 
     public static final CompoundName THRESHOLD = CompoundName.from("collapse.threshold");
     public static final CompoundName WINDOW = CompoundName.from("collapse.window");
-    static final String EMBEDDING = SimilarCommentsSearcher.FIELD;
-    static final String EMBEDDING_SUMMARY = SimilarCommentsSearcher.EMBEDDING_SUMMARY;
     static final String DUPLICATES = "duplicates";
+
+    private final String embeddingField;
+    private final String embeddingSummary;
+
+    @Inject
+    public DuplicateCollapseSearcher(DuplicateCollapseConfig config) {
+        this.embeddingField = config.embeddingField();
+        this.embeddingSummary = config.embeddingSummary();
+    }
 
     @Override
     public Result search(Query query, Execution execution) {
@@ -49,7 +58,7 @@ public class DuplicateCollapseSearcher extends Searcher {
         query.setHits(hits);
         query.setOffset(offset);
         if (result.hits().getError() != null) return result;
-        execution.fill(result, EMBEDDING_SUMMARY);
+        execution.fill(result, embeddingSummary);
 
         List<Hit> kept = new ArrayList<>();
         List<float[]> keptVectors = new ArrayList<>();
@@ -58,8 +67,8 @@ public class DuplicateCollapseSearcher extends Searcher {
         result.hits().sort();
         for (Hit hit : new ArrayList<>(result.hits().asList())) {
             if (hit.isAuxiliary()) continue;
-            float[] vector = vector(hit.getField(EMBEDDING));
-            hit.removeField(EMBEDDING);
+            float[] vector = vector(hit.getField(embeddingField));
+            hit.removeField(embeddingField);
             int duplicateOf = vector == null ? -1 : mostSimilar(vector, keptVectors, threshold);
             if (duplicateOf >= 0) {
                 absorbed[duplicateOf]++;

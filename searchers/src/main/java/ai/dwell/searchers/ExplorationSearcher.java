@@ -1,7 +1,5 @@
 package ai.dwell.searchers;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.yahoo.component.annotation.Inject;
 import com.yahoo.component.chain.dependencies.After;
 import com.yahoo.component.chain.dependencies.Before;
@@ -16,31 +14,29 @@ import com.yahoo.search.result.Hit;
 import com.yahoo.search.searchchain.Execution;
 import com.yahoo.search.searchchain.PhaseNames;
 
-import java.io.IOException;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.UUID;
 
 /**
- * Explores the shown order of article views and logs every impression for learning.
+ * Explores the shown order of article views and hands every impression to the impression log.
  *
- * It asks the content cluster for the best exploration.candidates comments, chooses the shown
- * order with {@link PlackettLuceSampler} (greedy, or with probability exploration.rate a sample at
- * exploration.temperature), and writes one impression record per article view: query id, article,
- * rank profile, model version, every candidate with its score and features, and the shown order
- * with its propensities. A request may pass exploration.seed to make the choice reproducible and
- * query_id to name the impression; otherwise a random id is made. Both come back as root fields.
- * Each shown hit gets the fields position and step_propensity.
+ * For the first page of an article view ({@link ChainProperties#articleView}) it checks the
+ * exploration settings, asks the content cluster for the best exploration.candidates comments,
+ * chooses the shown order with {@link PlackettLuceSampler} (greedy, or with probability
+ * exploration.rate a sample at exploration.temperature), and gives the {@link ImpressionLog} one
+ * {@link Impression} per view: query id, article, rank profile, model version
+ * ({@link ChainProperties#modelVersion}), every candidate with its score and features, and the
+ * shown order with its propensities. A request may pass exploration.seed to make the choice
+ * reproducible and query_id to name the impression; otherwise a random id is made. Both come back
+ * as root fields. Each shown hit gets the fields position and step_propensity.
  */
-@Provides(ExplorationSearcher.EXPLORATION)
-@After(RankingModelSearcher.MODEL_WEIGHTS)
+@Provides(ChainPhases.EXPLORATION)
+@After(ChainPhases.MODEL_WEIGHTS)
 @Before(PhaseNames.BLENDED_RESULT)
 public class ExplorationSearcher extends Searcher implements AutoCloseable {
-
-    public static final String EXPLORATION = "Exploration";
 
     public static final CompoundName RATE = CompoundName.from("exploration.rate");
     public static final CompoundName TEMPERATURE = CompoundName.from("exploration.temperature");
@@ -49,7 +45,6 @@ public class ExplorationSearcher extends Searcher implements AutoCloseable {
     public static final CompoundName QUERY_ID = CompoundName.from("query_id");
 
     static final int MAX_CANDIDATES = 400;
-    private static final JsonFactory JSON = new JsonFactory();
 
     private final ImpressionLog impressions;
 
@@ -60,7 +55,8 @@ public class ExplorationSearcher extends Searcher implements AutoCloseable {
 
     @Override
     public Result search(Query query, Execution execution) {
-        if ( ! ArticleSearcher.isArticleView(query) || query.getOffset() > 0) return execution.search(query);
+        Optional<ArticleView> view = ChainProperties.articleView(query);
+        if (view.isEmpty() || query.getOffset() > 0) return execution.search(query);
 
         PlackettLuceSampler sampler;
         int candidates;
@@ -104,57 +100,20 @@ public class ExplorationSearcher extends Searcher implements AutoCloseable {
         result.hits().setField("explored", slate.explored());
         query.setHits(shown);
 
-        impressions.append(impression(query, queryId, ranked, slate));
+        impressions.append(impression(query, view.get(), queryId, ranked, slate));
         query.trace("Exploration: " + slate + " from " + ranked.size() + " candidates", 2);
         return result;
     }
 
-    private String impression(Query query, String queryId, List<Hit> ranked, Slate slate) {
-        StringWriter out = new StringWriter();
-        try (JsonGenerator json = JSON.createGenerator(out)) {
-            json.writeStartObject();
-            json.writeStringField("query_id", queryId);
-            json.writeNumberField("time_ms", System.currentTimeMillis());
-            json.writeStringField("article", query.properties().getString(ArticleSearcher.ARTICLE));
-            json.writeStringField("profile", query.getRanking().getProfile());
-            Long version = query.properties().getLong(RankingModelSearcher.MODEL_VERSION);
-            if (version == null) json.writeNullField("model_version");
-            else json.writeNumberField("model_version", version);
-            json.writeNumberField("rate", query.properties().getDouble(RATE, 0.0));
-            json.writeNumberField("temperature", query.properties().getDouble(TEMPERATURE, 1.0));
-            json.writeBooleanField("explored", slate.explored());
-            json.writeNumberField("propensity", slate.propensity());
-            json.writeNumberField("pl_propensity", slate.plPropensity());
-
-            json.writeArrayFieldStart("candidates");
-            for (Hit hit : ranked) {
-                json.writeStartObject();
-                json.writeStringField("id", documentId(hit));
-                json.writeNumberField("score", hit.getRelevance().getScore());
-                if (hit.getField("matchfeatures") instanceof FeatureData features) {
-                    json.writeFieldName("features");
-                    json.writeRawValue(features.toJson(true));
-                }
-                json.writeEndObject();
-            }
-            json.writeEndArray();
-
-            json.writeArrayFieldStart("shown");
-            for (int position = 0; position < slate.size(); position++) {
-                json.writeStartObject();
-                json.writeNumberField("position", position);
-                json.writeNumberField("candidate", slate.candidate(position));
-                json.writeStringField("id", documentId(ranked.get(slate.candidate(position))));
-                json.writeNumberField("step_propensity", slate.stepPropensity(position));
-                json.writeEndObject();
-            }
-            json.writeEndArray();
-            json.writeEndObject();
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.toString();
+    private static Impression impression(Query query, ArticleView view, String queryId, List<Hit> ranked, Slate slate) {
+        List<Impression.Candidate> candidates = new ArrayList<>(ranked.size());
+        for (Hit hit : ranked)
+            candidates.add(new Impression.Candidate(documentId(hit), hit.getRelevance().getScore(),
+                                                    hit.getField("matchfeatures") instanceof FeatureData features ? features : null));
+        return new Impression(queryId, System.currentTimeMillis(), view.article(), query.getRanking().getProfile(),
+                              ChainProperties.modelVersion(query),
+                              query.properties().getDouble(RATE, 0.0), query.properties().getDouble(TEMPERATURE, 1.0),
+                              candidates, slate);
     }
 
     private static String documentId(Hit hit) {

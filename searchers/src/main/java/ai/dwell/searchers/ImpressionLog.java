@@ -19,9 +19,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Appends impression records, one JSON object a line, from a background thread. A query only
- * offers its record to a bounded queue: it never waits for the disk, and when the queue is full
- * the record is dropped and counted.
+ * Appends {@link Impression}s to a file, one JSON object a line ({@link ImpressionJson}), from a
+ * background thread. A query only offers its record to a bounded queue: it never waits for the
+ * disk, and when the queue is full the record is dropped and counted.
  */
 class ImpressionLog implements AutoCloseable {
 
@@ -55,9 +55,9 @@ class ImpressionLog implements AutoCloseable {
 
     Path path() { return path; }
 
-    /** Queues one record (a JSON object without line breaks). Returns false if it was dropped. */
-    boolean append(String record) {
-        if (queue.offer(record)) return true;
+    /** Encodes and queues one impression. Returns false if it was dropped. */
+    boolean append(Impression impression) {
+        if (queue.offer(ImpressionJson.encode(impression))) return true;
         dropped.incrementAndGet();
         return false;
     }

@@ -26,17 +26,17 @@ class RankingModelCache implements AutoCloseable {
     private static final Logger log = Logger.getLogger(RankingModelCache.class.getName());
 
     private final SyncSession session;
-    private final String namespace;
+    private final RankingModelReader reader;
     private final Duration readTimeout;
     private final List<RankProfile> profiles;
     private final Map<String, RankingModel> current = new ConcurrentHashMap<>();
     private final Map<String, String> problems = new ConcurrentHashMap<>();
     private final ScheduledExecutorService refresher;
 
-    RankingModelCache(DocumentAccess access, String namespace, List<RankProfile> profiles,
+    RankingModelCache(DocumentAccess access, RankingModelReader reader, List<RankProfile> profiles,
                       Duration refreshInterval, Duration readTimeout) {
         this.session = access.createSyncSession(new SyncParameters.Builder().build());
-        this.namespace = namespace;
+        this.reader = reader;
         this.readTimeout = readTimeout;
         this.profiles = List.copyOf(profiles);
         this.refresher = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -61,14 +61,13 @@ class RankingModelCache implements AutoCloseable {
     void refresh() {
         for (RankProfile profile : profiles) {
             try {
-                Document document = session.get(RankingModelReader.documentId(namespace, profile.name()), readTimeout);
+                Document document = session.get(reader.documentId(profile.name()), readTimeout);
                 if (document == null) {
                     current.put(profile.name(), RankingModel.packaged(profile.name()));
-                    problems.put(profile.name(), "no rankingmodel document " +
-                                                 RankingModelReader.documentId(namespace, profile.name()));
+                    problems.put(profile.name(), "no rankingmodel document " + reader.documentId(profile.name()));
                     continue;
                 }
-                RankingModel model = RankingModelReader.read(document, profile);
+                RankingModel model = reader.read(document, profile);
                 RankingModel previous = current.put(profile.name(), model);
                 problems.remove(profile.name());
                 if (previous == null || previous.version() != model.version())

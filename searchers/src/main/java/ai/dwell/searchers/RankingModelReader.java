@@ -18,22 +18,34 @@ import java.util.Optional;
  * Turns a rankingmodel document into a {@link RankingModel} for one rank profile, checking
  * that it matches the query inputs which that profile declares. A document that does not
  * match is refused as a whole: a query must never get part of a model, and an undeclared
- * query tensor would silently be read as a number by the content nodes.
+ * query tensor would silently be read as a number by the content nodes. The document type, its
+ * version field and the version input come from {@link RankingModelConfig}.
  */
 class RankingModelReader {
 
-    static final String VERSION_FIELD = "version";
-    static final String VERSION_INPUT = "query(model_version)";
+    private final String namespace;
+    private final String documentType;
+    private final String versionField;
+    private final String versionInput;
 
-    private RankingModelReader() {}
-
-    static DocumentId documentId(String namespace, String profile) {
-        return new DocumentId("id:" + namespace + ":rankingmodel::" + profile);
+    RankingModelReader(RankingModelConfig config) {
+        this.namespace = config.documentNamespace();
+        this.documentType = config.documentType();
+        this.versionField = config.versionField();
+        this.versionInput = "query(" + config.versionInput() + ")";
     }
 
-    /** Returns whether this rank profile is served with model weights from a rankingmodel document. */
-    static boolean isModelProfile(RankProfile profile) {
-        return profile.inputs().containsKey(VERSION_INPUT);
+    /** The id of the document holding the model of this rank profile. */
+    DocumentId documentId(String profile) {
+        return new DocumentId("id:" + namespace + ":" + documentType + "::" + profile);
+    }
+
+    /** The rank feature that carries the model version with a query, e.g. query(model_version). */
+    String versionInput() { return versionInput; }
+
+    /** Returns whether this rank profile is served with model weights from a model document. */
+    boolean isModelProfile(RankProfile profile) {
+        return profile.inputs().containsKey(versionInput);
     }
 
     /**
@@ -41,7 +53,7 @@ class RankingModelReader {
      *
      * @throws IllegalArgumentException naming what is wrong when the document does not fit the profile
      */
-    static RankingModel read(Document document, RankProfile profile) {
+    RankingModel read(Document document, RankProfile profile) {
         long version = version(document);
         if (version <= RankingModel.PACKAGE_VERSION)
             throw new IllegalArgumentException(document.getId() + ": version must be positive, was " + version);
@@ -66,7 +78,7 @@ class RankingModelReader {
             tensors.put(feature, tensor.get());
         }
         for (var input : profile.inputs().entrySet()) {
-            boolean isWeight = input.getValue().tensorType().rank() > 0 && ! input.getKey().equals(VERSION_INPUT);
+            boolean isWeight = input.getValue().tensorType().rank() > 0 && ! input.getKey().equals(versionInput);
             if (isWeight && ! tensors.containsKey(input.getKey()))
                 throw new IllegalArgumentException(document.getId() + ": lacks " + input.getKey() +
                                                    " which rank profile '" + profile.name() + "' declares");
@@ -74,8 +86,8 @@ class RankingModelReader {
         return new RankingModel(profile.name(), version, tensors);
     }
 
-    private static long version(Document document) {
-        FieldValue value = document.getFieldValue(VERSION_FIELD);
+    private long version(Document document) {
+        FieldValue value = document.getFieldValue(versionField);
         if ( ! (value instanceof LongFieldValue version))
             throw new IllegalArgumentException(document.getId() + ": has no version");
         return version.getLong();

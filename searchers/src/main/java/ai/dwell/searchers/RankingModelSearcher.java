@@ -5,7 +5,6 @@ import com.yahoo.component.chain.dependencies.After;
 import com.yahoo.component.chain.dependencies.Before;
 import com.yahoo.component.chain.dependencies.Provides;
 import com.yahoo.documentapi.DocumentAccess;
-import com.yahoo.processing.request.CompoundName;
 import com.yahoo.search.Query;
 import com.yahoo.search.Result;
 import com.yahoo.search.Searcher;
@@ -30,31 +29,34 @@ import java.util.Map;
  * the profile falls back to the constants in the package, and the query trace says so.
  *
  * The version used is returned in the result's root field model_version (0: the package
- * constants) and passed on in the query property dwell.model.version.
+ * constants) and passed on in the query property {@link ChainProperties#MODEL_VERSION}. The schema,
+ * the document namespace and type, its version field and the version input come from
+ * {@link RankingModelConfig} (defaults as above).
  */
-@Provides(RankingModelSearcher.MODEL_WEIGHTS)
-@After(ArticleSearcher.ARTICLE_VIEW)
+@Provides(ChainPhases.MODEL_WEIGHTS)
+@After(ChainPhases.ARTICLE_VIEW)
 @Before(PhaseNames.BLENDED_RESULT)
 public class RankingModelSearcher extends Searcher implements AutoCloseable {
 
-    public static final String MODEL_WEIGHTS = "ModelWeights";
-    public static final CompoundName MODEL_VERSION = CompoundName.from("dwell.model.version");
     public static final String VERSION_RESULT_FIELD = "model_version";
 
+    private final String versionInput;
     private final RankingModelCache cache;
 
     @Inject
     public RankingModelSearcher(DocumentAccess access, SchemaInfo schemaInfo, RankingModelConfig config) {
-        this.cache = new RankingModelCache(access, config.documentNamespace(), modelProfiles(schemaInfo, config.schema()),
+        RankingModelReader reader = new RankingModelReader(config);
+        this.versionInput = reader.versionInput();
+        this.cache = new RankingModelCache(access, reader, modelProfiles(schemaInfo, config.schema(), reader),
                                            Duration.ofMillis(config.refreshIntervalMillis()),
                                            Duration.ofMillis(config.readTimeoutMillis()));
     }
 
-    static List<RankProfile> modelProfiles(SchemaInfo schemaInfo, String schemaName) {
+    static List<RankProfile> modelProfiles(SchemaInfo schemaInfo, String schemaName, RankingModelReader reader) {
         Schema schema = schemaInfo.schemas().get(schemaName);
         if (schema == null)
             throw new IllegalArgumentException("RankingModelSearcher: no schema '" + schemaName + "' in this application");
-        return schema.rankProfiles().values().stream().filter(RankingModelReader::isModelProfile).toList();
+        return schema.rankProfiles().values().stream().filter(reader::isModelProfile).toList();
     }
 
     @Override
@@ -63,7 +65,7 @@ public class RankingModelSearcher extends Searcher implements AutoCloseable {
         if ( ! cache.serves(profile)) return execution.search(query);
 
         long version;
-        var explicitVersion = query.getRanking().getFeatures().getDouble(RankingModelReader.VERSION_INPUT);
+        var explicitVersion = query.getRanking().getFeatures().getDouble(versionInput);
         if (explicitVersion.isPresent()) { // the request brings its own weights, e.g. to evaluate a candidate
             version = (long) explicitVersion.getAsDouble();
             query.trace("RankingModelSearcher: '" + profile + "' uses the weights in the request, version " + version, 1);
@@ -79,12 +81,12 @@ public class RankingModelSearcher extends Searcher implements AutoCloseable {
             else {
                 for (Map.Entry<String, Tensor> weight : model.tensors().entrySet())
                     query.getRanking().getFeatures().put(weight.getKey(), weight.getValue());
-                query.getRanking().getFeatures().put(RankingModelReader.VERSION_INPUT, (double) model.version());
+                query.getRanking().getFeatures().put(versionInput, (double) model.version());
                 version = model.version();
                 query.trace("RankingModelSearcher: '" + profile + "' uses model version " + version, 1);
             }
         }
-        query.properties().set(MODEL_VERSION, version);
+        ChainProperties.setModelVersion(query, version);
         Result result = execution.search(query);
         result.hits().setField(VERSION_RESULT_FIELD, version);
         return result;

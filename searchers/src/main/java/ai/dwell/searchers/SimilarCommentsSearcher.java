@@ -28,36 +28,49 @@ import java.util.Optional;
 /**
  * Similar comments: /search/?similar=&lt;comment id&gt; or /search/?similar.text=&lt;text&gt; finds the
  * comments closest to that comment (by its stored embedding, itself excluded) or to the text (embedded
- * by the minilm embedder) with nearestNeighbor(embedding, q), rank profile similar. With article=&lt;id&gt;
- * it searches within that article only (the filter applies during the search: ArticleSearcher ANDs it).
+ * by the configured embedder, minilm) with nearestNeighbor(embedding, q), rank profile similar. With
+ * article=&lt;id&gt; it searches within that article only (the filter applies during the search: the
+ * article view, later in the chain, ANDs it). The field, embedder, query tensor and profile come from
+ * {@link SimilarCommentsConfig}.
  *
  * Options: similar.targetHits (default max(10, hits + offset)), similar.explore (hnsw.exploreAdditionalHits,
  * default 0), similar.approximate (default true).
  */
-@Provides(SimilarCommentsSearcher.SIMILAR_COMMENTS)
+@Provides(ChainPhases.SIMILAR_COMMENTS)
 @After(MinimalQueryInserter.EXTERNAL_YQL)
-@Before(ArticleSearcher.ARTICLE_VIEW)
+@Before(ChainPhases.ARTICLE_VIEW)
 public class SimilarCommentsSearcher extends Searcher {
 
-    public static final String SIMILAR_COMMENTS = "SimilarComments";
     public static final CompoundName SIMILAR = CompoundName.from("similar");
     public static final CompoundName SIMILAR_TEXT = CompoundName.from("similar.text");
     public static final CompoundName TARGET_HITS = CompoundName.from("similar.targetHits");
     public static final CompoundName EXPLORE = CompoundName.from("similar.explore");
     public static final CompoundName APPROXIMATE = CompoundName.from("similar.approximate");
 
-    static final String FIELD = "embedding";
-    static final String QUERY_TENSOR = "q";
-    static final String PROFILE = "similar";
-    static final String EMBEDDER = "minilm";
-    static final String EMBEDDING_SUMMARY = "embedding";
-    static final TensorType TYPE = TensorType.fromSpec("tensor<float>(x[384])");
+    /** Vespa's built-in rank profile that ranks nothing: the lookup of one comment needs no ranking. */
+    private static final String UNRANKED = "unranked";
 
     private final ComponentRegistry<Embedder> embedders;
+    private final String schema;
+    private final String idField;
+    private final String embeddingField;
+    private final String embeddingSummary;
+    private final String embedderId;
+    private final String queryTensor;
+    private final TensorType queryTensorType;
+    private final String profile;
 
     @Inject
-    public SimilarCommentsSearcher(ComponentRegistry<Embedder> embedders) {
+    public SimilarCommentsSearcher(ComponentRegistry<Embedder> embedders, SimilarCommentsConfig config) {
         this.embedders = embedders;
+        this.schema = config.schema();
+        this.idField = config.idField();
+        this.embeddingField = config.embeddingField();
+        this.embeddingSummary = config.embeddingSummary();
+        this.embedderId = config.embedder();
+        this.queryTensor = config.queryTensor();
+        this.queryTensorType = TensorType.fromSpec(config.queryTensorType());
+        this.profile = config.profile();
     }
 
     @Override
@@ -76,13 +89,13 @@ public class SimilarCommentsSearcher extends Searcher {
             vector = stored.get();
         }
         else {
-            Embedder embedder = embedders.getComponent(EMBEDDER);
-            if (embedder == null) return new Result(query, ErrorMessage.createInternalServerError("No embedder '" + EMBEDDER + "'"));
-            vector = embedder.embed(text, new Embedder.Context("query(" + QUERY_TENSOR + ")"), TYPE);
+            Embedder embedder = embedders.getComponent(embedderId);
+            if (embedder == null) return new Result(query, ErrorMessage.createInternalServerError("No embedder '" + embedderId + "'"));
+            vector = embedder.embed(text, new Embedder.Context("query(" + queryTensor + ")"), queryTensorType);
         }
 
         int targetHits = query.properties().getInteger(TARGET_HITS, Math.max(10, query.getHits() + query.getOffset()));
-        NearestNeighborItem nearest = new NearestNeighborItem(FIELD, QUERY_TENSOR);
+        NearestNeighborItem nearest = new NearestNeighborItem(embeddingField, queryTensor);
         nearest.setTargetNumHits(targetHits);
         nearest.setHnswExploreAdditionalHits(query.properties().getInteger(EXPLORE, 0));
         nearest.setAllowApproximate(query.properties().getBoolean(APPROXIMATE, true));
@@ -90,7 +103,7 @@ public class SimilarCommentsSearcher extends Searcher {
         if (commentId != null) { // not the comment itself
             NotItem not = new NotItem();
             not.addPositiveItem(nearest);
-            not.addNegativeItem(new WordItem(commentId, "comment_id", true));
+            not.addNegativeItem(new WordItem(commentId, idField, true));
             similar = not;
         }
         Item root = query.getModel().getQueryTree().getRoot();
@@ -103,28 +116,28 @@ public class SimilarCommentsSearcher extends Searcher {
             and.addItem(similar);
             query.getModel().getQueryTree().setRoot(and);
         }
-        query.getRanking().getFeatures().put("query(" + QUERY_TENSOR + ")", vector);
-        query.getModel().setRestrict(ArticleSearcher.SCHEMA);
-        if ("default".equals(query.getRanking().getProfile())) query.getRanking().setProfile(PROFILE);
+        query.getRanking().getFeatures().put("query(" + queryTensor + ")", vector);
+        query.getModel().setRestrict(schema);
+        if ("default".equals(query.getRanking().getProfile())) query.getRanking().setProfile(profile);
         query.trace("Similar comments to " + (commentId != null ? "comment '" + commentId + "'" : "the text") +
                     ": targetHits " + targetHits, 2);
         return execution.search(query);
     }
 
     /** The stored embedding of a comment, read through the backend (summary class embedding). */
-    private static Optional<Tensor> embeddingOf(String commentId, Query original, Execution execution) {
+    private Optional<Tensor> embeddingOf(String commentId, Query original, Execution execution) {
         Query lookup = new Query();
         original.attachContext(lookup);
-        lookup.getModel().getQueryTree().setRoot(new WordItem(commentId, "comment_id", true));
-        lookup.getModel().setRestrict(ArticleSearcher.SCHEMA);
+        lookup.getModel().getQueryTree().setRoot(new WordItem(commentId, idField, true));
+        lookup.getModel().setRestrict(schema);
         lookup.setHits(1);
-        lookup.getRanking().setProfile("unranked");
-        lookup.getPresentation().setSummary(EMBEDDING_SUMMARY);
+        lookup.getRanking().setProfile(UNRANKED);
+        lookup.getPresentation().setSummary(embeddingSummary);
         Execution sub = new Execution(execution); // the rest of the chain, from here
         Result result = sub.search(lookup);
-        sub.fill(result, EMBEDDING_SUMMARY);
+        sub.fill(result, embeddingSummary);
         for (Hit hit : result.hits().asList())
-            if (hit.getField(FIELD) instanceof Tensor tensor) return Optional.of(tensor);
+            if (hit.getField(embeddingField) instanceof Tensor tensor) return Optional.of(tensor);
         return Optional.empty();
     }
 

@@ -56,9 +56,22 @@ public class DuplicateCollapseSearcherTest {
         assertTrue(error.getDetailedMessage().contains("collapse.threshold"));
     }
 
+    @Test
+    void theEmbeddingFieldAndSummaryComeFromConfig() {
+        var config = new DuplicateCollapseConfig.Builder().embeddingField("vector").embeddingSummary("vectors").build();
+        Result result = search(new DuplicateCollapseSearcher(config), new EmbeddingBackend("vector", "vectors"), "?collapse.threshold=0.9&hits=3");
+        assertEquals(List.of("c0", "c2", "c5"), ids(result));
+        assertEquals(2, result.hits().get(0).getField("duplicates"));
+        assertNull(result.hits().get(0).getField("vector"), "embeddings are not shown");
+    }
+
     private static Result search(String request) {
-        Execution execution = new Execution(new Chain<>(List.of(new DuplicateCollapseSearcher(), new EmbeddingBackend())),
-                                            Execution.Context.createContextStub());
+        return search(new DuplicateCollapseSearcher(new DuplicateCollapseConfig.Builder().build()),
+                      new EmbeddingBackend("embedding", "embedding"), request);
+    }
+
+    private static Result search(DuplicateCollapseSearcher searcher, EmbeddingBackend backend, String request) {
+        Execution execution = new Execution(new Chain<>(List.of(searcher, backend)), Execution.Context.createContextStub());
         return execution.search(new Query(request));
     }
 
@@ -66,7 +79,17 @@ public class DuplicateCollapseSearcherTest {
         return result.hits().asList().stream().map(hit -> hit.getId().toString()).toList();
     }
 
+    /** Hits c0..c5 whose embeddings, in this field, come only with this summary class. */
     private static final class EmbeddingBackend extends Searcher {
+
+        private final String field;
+        private final String summary;
+
+        EmbeddingBackend(String field, String summary) {
+            this.field = field;
+            this.summary = summary;
+        }
+
         @Override
         public Result search(Query query, Execution execution) {
             Result result = new Result(query);
@@ -83,8 +106,8 @@ public class DuplicateCollapseSearcherTest {
         public void fill(Result result, String summaryClass, Execution execution) {
             for (Hit hit : result.hits().asList()) {
                 int i = Integer.parseInt(hit.getId().toString().substring(1));
-                if (summaryClass.equals("embedding"))
-                    hit.setField("embedding", Tensor.from("tensor<float>(x[2]):[" + Math.cos(ANGLES[i]) + "," + Math.sin(ANGLES[i]) + "]"));
+                if (summaryClass.equals(summary))
+                    hit.setField(field, Tensor.from("tensor<float>(x[2]):[" + Math.cos(ANGLES[i]) + "," + Math.sin(ANGLES[i]) + "]"));
                 hit.setFilled(summaryClass);
             }
         }

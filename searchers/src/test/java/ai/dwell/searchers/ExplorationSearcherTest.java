@@ -37,7 +37,7 @@ public class ExplorationSearcherTest {
         exploration = new ExplorationSearcher(new ExplorationConfig.Builder()
                                                       .impressionLog(dir.resolve("impressions.jsonl").toString()).build());
         backend = new CommentsBackend(IntStream.range(0, 30).mapToObj(i -> 30.0 - i).toList());
-        chain = List.of(new ArticleSearcher(), exploration, backend);
+        chain = List.of(SearchChains.articleSearcher(), exploration, backend);
     }
 
     @AfterEach

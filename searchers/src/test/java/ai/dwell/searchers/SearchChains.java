@@ -33,6 +33,11 @@ final class SearchChains {
                 .setDocumentmanagerConfig(DwellApplication.config(DocumentmanagerConfig.class, CONTAINER)));
     }
 
+    /** An ArticleSearcher with the default config, which is the package's. */
+    static ArticleSearcher articleSearcher() {
+        return new ArticleSearcher(new ArticleViewConfig.Builder().build());
+    }
+
     static Result search(List<Searcher> searchers, String request) {
         Execution execution = new Execution(new Chain<>(searchers), Execution.Context.createContextStub());
         return execution.search(new Query(request));

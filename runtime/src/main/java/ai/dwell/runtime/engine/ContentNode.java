@@ -25,7 +25,7 @@ import java.util.stream.Collectors;
  * ({@link ProtobufRequests}), run as a {@link QueryExecution}, and its result put in the wire format
  * ({@link ProtobufReplies}); summaries are written by {@link Docsums}.
  *
- * Build it from a {@link ContentClusterConfig} (see ai.dwell.runtime.index.ContentClusterConfigs#from);
+ * Build it from a {@link ContentClusterConfig} (see ai.dwell.runtime.serve.deploy.ContentClusterConfigs#from);
  * put documents that the indexing script has already processed (ai.dwell.runtime.index.IndexingScripts).
  */
 public final class ContentNode implements SearchBackend, AutoCloseable {

@@ -1,10 +1,11 @@
 package ai.dwell.runtime.engine;
 
+import ai.dwell.runtime.format.TensorBytes;
+import ai.dwell.runtime.format.TensorBytes;
 import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.index.TensorAttribute;
 import ai.dwell.runtime.rank.RankProgram;
-import ai.dwell.runtime.rank.TensorBytes;
 import ai.dwell.runtime.rank.UnsupportedFeatureException;
 import com.yahoo.document.Document;
 import com.yahoo.document.GlobalId;

@@ -1,7 +1,7 @@
 package ai.dwell.runtime.engine;
 
+import ai.dwell.runtime.format.TensorBytes;
 import ai.dwell.runtime.rank.RankProgram;
-import ai.dwell.runtime.rank.TensorBytes;
 import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
 import com.google.protobuf.ByteString;
 

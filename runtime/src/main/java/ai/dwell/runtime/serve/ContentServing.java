@@ -4,6 +4,7 @@ import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.engine.ContentNode;
 import ai.dwell.runtime.engine.SearchThreads;
 import ai.dwell.runtime.serve.deploy.PackageServices;
+import ai.dwell.runtime.serve.feed.IndexedContent;
 import ai.dwell.runtime.serve.rpc.ProtonRpcServer;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
@@ -23,7 +24,7 @@ import java.util.logging.Logger;
  * listening where the package's model says that node is. Documents of global types go to every
  * node; the others to one node, chosen by their global id, as buckets spread them in Vespa.
  */
-public class ContentServing implements AutoCloseable {
+public class ContentServing implements IndexedContent, AutoCloseable {
 
     private static final Logger log = Logger.getLogger(ContentServing.class.getName());
 
@@ -76,6 +77,7 @@ public class ContentServing implements AutoCloseable {
     }
 
     /** Stores a document, processed by its indexing statements, on the node(s) holding it. */
+    @Override
     public void put(Document document) {
         for (Node node : nodesOf(document.getId())) node.engine().put(document);
     }
@@ -84,12 +86,14 @@ public class ContentServing implements AutoCloseable {
      * Applies an update (processed by the indexing statements of the fields it touches) to the documents
      * the nodes hold; false if a node that should hold the document has none, so the update was not applied there.
      */
+    @Override
     public boolean update(DocumentUpdate update) {
         boolean applied = true;
         for (Node node : nodesOf(update.getId())) applied &= node.engine().update(update).isPresent();
         return applied;
     }
 
+    @Override
     public void remove(DocumentId id) {
         for (Node node : nodesOf(id)) node.engine().remove(id);
     }

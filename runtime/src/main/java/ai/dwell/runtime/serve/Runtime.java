@@ -1,7 +1,6 @@
 package ai.dwell.runtime.serve;
 
 import ai.dwell.runtime.index.ContentClusterConfig;
-import ai.dwell.runtime.index.ContentClusterConfigs;
 import ai.dwell.runtime.index.IndexingScripts;
 import ai.dwell.runtime.rank.RankSetupVerifier;
 import ai.dwell.runtime.serve.configserver.Deployments;
@@ -23,6 +22,7 @@ import ai.dwell.runtime.serve.container.PackageEmbedders;
 import ai.dwell.runtime.serve.container.PackageLinguistics;
 import com.yahoo.language.Linguistics;
 import ai.dwell.runtime.serve.deploy.ApplicationArchive;
+import ai.dwell.runtime.serve.deploy.ContentClusterConfigs;
 import ai.dwell.runtime.serve.deploy.InvalidApplicationException;
 import ai.dwell.runtime.serve.deploy.ModelBuilder;
 import ai.dwell.runtime.serve.deploy.PackageServices;

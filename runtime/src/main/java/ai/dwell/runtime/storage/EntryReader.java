@@ -1,5 +1,9 @@
 package ai.dwell.runtime.storage;
 
+import ai.dwell.runtime.format.FileHeader;
+import ai.dwell.runtime.format.RecordReader;
+import ai.dwell.runtime.format.TornRecordException;
+
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -13,7 +17,7 @@ final class EntryReader implements AutoCloseable {
     private final Path file;
     private final long size;
     private final DataInputStream input;
-    private long position = 0;
+    private RecordReader records = null;
 
     EntryReader(Path file) throws IOException {
         this.file = file;
@@ -24,32 +28,24 @@ final class EntryReader implements AutoCloseable {
     /** Reads the file header, or throws {@link CorruptEntryException} if the file is shorter than one. */
     FileHeader readHeader() throws IOException {
         if (size < FileHeader.SIZE) throw new CorruptEntryException(file, 0, "file is shorter than its header");
-        FileHeader header = new FileHeader(input.readInt(), input.readLong());
-        position = FileHeader.SIZE;
+        FileHeader header = FileHeader.read(input);
+        records = new RecordReader(input, FileHeader.SIZE, size, EntryFormat.FIXED_BODY_SIZE, Integer.MAX_VALUE, "entry");
         return header;
     }
 
-    /** Returns the next entry, or empty at the end of the file. */
+    /** Returns the next entry, or empty at the end of the file. Throws {@link CorruptEntryException} at a torn or corrupt entry. */
     Optional<LogEntry> next() throws IOException {
-        if (position == size) return Optional.empty();
-        if (size - position < EntryFormat.LENGTH_AND_CHECKSUM_SIZE) throw corrupt("truncated entry header");
-        int length = input.readInt();
-        int checksum = input.readInt();
-        if (length < EntryFormat.FIXED_BODY_SIZE || length > size - position - EntryFormat.LENGTH_AND_CHECKSUM_SIZE)
-            throw corrupt("entry length " + length + " runs past the end of the file");
-        byte[] body = new byte[length];
-        input.readFully(body);
-        if (EntryFormat.checksum(body, 0, length) != checksum) throw corrupt("checksum mismatch");
-        position += EntryFormat.LENGTH_AND_CHECKSUM_SIZE + length;
-        return Optional.of(EntryFormat.decodeBody(body));
+        if (records == null) throw new IllegalStateException("The header of " + file + " is not read");
+        try {
+            return records.next().map(EntryFormat::decodeBody);
+        }
+        catch (TornRecordException e) {
+            throw new CorruptEntryException(file, e.validLength(), e.reason());
+        }
     }
 
     /** The length of the file up to the end of the last entry (or header) read successfully. */
-    long validLength() { return position; }
-
-    private CorruptEntryException corrupt(String reason) {
-        return new CorruptEntryException(file, position, reason);
-    }
+    long validLength() { return records == null ? 0 : records.validLength(); }
 
     @Override
     public void close() throws IOException {

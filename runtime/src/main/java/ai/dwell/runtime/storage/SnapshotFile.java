@@ -1,5 +1,6 @@
 package ai.dwell.runtime.storage;
 
+import ai.dwell.runtime.format.FileHeader;
 import com.yahoo.document.DocumentId;
 
 import java.io.BufferedOutputStream;

@@ -1,5 +1,7 @@
 package ai.dwell.runtime.storage;
 
+import ai.dwell.runtime.format.FileHeader;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

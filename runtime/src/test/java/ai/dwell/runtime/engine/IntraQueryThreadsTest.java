@@ -190,7 +190,7 @@ public class IntraQueryThreadsTest {
         String withCap = text.replaceFirst("(rank-profile neural inherits [^{]*\\{)", "$1\n        num-threads-per-search: 2\n        min-hits-per-thread: 10\n");
         assertTrue( ! withCap.equals(text), "the neural profile was found in " + schema);
         Files.writeString(schema, withCap);
-        ContentClusterConfig cluster = ai.dwell.runtime.index.ContentClusterConfigs.from(DwellPackage.model(copy), "dwell", copy);
+        ContentClusterConfig cluster = ai.dwell.runtime.serve.deploy.ContentClusterConfigs.from(DwellPackage.model(copy), "dwell", copy);
         RankProfile neural = cluster.schemas().get("comment").rankProfiles().rankprofile().stream()
                                     .filter(p -> p.name().equals("neural")).map(RankProfile::new).findFirst().orElseThrow();
         assertEquals("2", neural.property("vespa.matching.numthreadspersearch").orElseThrow());

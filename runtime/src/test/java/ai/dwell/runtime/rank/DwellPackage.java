@@ -1,7 +1,7 @@
 package ai.dwell.runtime.rank;
 
 import ai.dwell.runtime.index.ContentClusterConfig;
-import ai.dwell.runtime.index.ContentClusterConfigs;
+import ai.dwell.runtime.serve.deploy.ContentClusterConfigs;
 import ai.dwell.runtime.index.IndexingScripts;
 import ai.vespa.rankingexpression.importer.onnx.OnnxImporter;
 import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;

@@ -1,7 +1,7 @@
 package ai.dwell.runtime.rank;
 
 import ai.dwell.runtime.index.ContentClusterConfig;
-import ai.dwell.runtime.index.ContentClusterConfigs;
+import ai.dwell.runtime.serve.deploy.ContentClusterConfigs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,6 +1,10 @@
 package ai.dwell.runtime.serve.feed;
 
-import ai.dwell.runtime.rank.TensorBytes;
+import ai.dwell.runtime.format.FormatTag;
+import ai.dwell.runtime.format.RecordReader;
+import ai.dwell.runtime.format.Records;
+import ai.dwell.runtime.format.TensorBytes;
+import ai.dwell.runtime.format.TornRecordException;
 import com.yahoo.io.GrowableByteBuffer;
 import com.yahoo.tensor.Tensor;
 import com.yahoo.tensor.TensorType;
@@ -10,9 +14,7 @@ import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -27,7 +29,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.logging.Logger;
-import java.util.zip.CRC32C;
 
 /**
  * The embeddings one embedder computed for indexing, kept in a file of the data directory so that a
@@ -38,10 +39,9 @@ import java.util.zip.CRC32C;
  * tail (a crash while appending, or blocks the file system extended with zeros) is cut off when read, from
  * the first record whose checksum fails: a wrong embedding must never be indexed. Appends are thread safe.
  *
- * <p>The file begins with {@link #MAGIC} and {@link #VERSION} (int32 each); a file with another beginning is
- * set aside. Then records, big-endian: the body's length (int32), the CRC32C of the body (int32), and the
- * body: the key's length (int32), the key (destination, tensor type and text, UTF-8) and the tensor in
- * Vespa's binary format.
+ * <p>The file begins with the {@link FormatTag} {@link #MAGIC}, {@link #VERSION}; a file with another beginning is
+ * set aside. Then {@link Records records} (length, CRC32C, body) whose body is, big-endian: the key's length
+ * (int32), the key (destination, tensor type and text, UTF-8) and the tensor in Vespa's binary format.
  */
 public final class EmbeddingFile implements AutoCloseable {
 
@@ -49,7 +49,7 @@ public final class EmbeddingFile implements AutoCloseable {
     private static final int MAX_RECORD = 64 << 20;
     static final int MAGIC = 0x64776c65; // "dwle"
     static final int VERSION = 2;
-    private static final int HEADER_SIZE = 8;
+    private static final FormatTag TAG = new FormatTag(MAGIC, VERSION);
 
     /** What an embedding is of: the text, where it goes and the type asked for. */
     public record Key(String text, String destination, TensorType type) {}
@@ -63,8 +63,7 @@ public final class EmbeddingFile implements AutoCloseable {
         this.out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(path, StandardOpenOption.CREATE,
                                                                                         StandardOpenOption.APPEND), 1 << 16));
         if (Files.size(path) == 0) {
-            out.writeInt(MAGIC);
-            out.writeInt(VERSION);
+            TAG.write(out);
             out.flush();
         }
     }
@@ -81,7 +80,7 @@ public final class EmbeddingFile implements AutoCloseable {
             Files.createDirectories(path.toAbsolutePath().getParent());
             Map<Key, Tensor> embeddings = new HashMap<>();
             long start = System.nanoTime();
-            if (Files.exists(path) && ! hasHeader(path)) {
+            if (Files.exists(path) && ! TAG.begins(path)) {
                 log.info(path + " is not an embeddings file of this version; setting it aside");
                 setAside(path);
             }
@@ -121,9 +120,7 @@ public final class EmbeddingFile implements AutoCloseable {
             byte[] tensor = TensorBytes.encode(embedding);
             byte[] body = new byte[4 + keyBytes.length + tensor.length];
             ByteBuffer.wrap(body).putInt(keyBytes.length).put(keyBytes).put(tensor);
-            out.writeInt(body.length);
-            out.writeInt(checksum(body));
-            out.write(body);
+            Records.write(out, body);
             out.flush();
         }
         catch (IOException | RuntimeException e) {
@@ -142,49 +139,31 @@ public final class EmbeddingFile implements AutoCloseable {
         }
     }
 
-    private static boolean hasHeader(Path path) throws IOException {
-        try (DataInputStream in = new DataInputStream(Files.newInputStream(path))) {
-            return Files.size(path) >= HEADER_SIZE && in.readInt() == MAGIC && in.readInt() == VERSION;
-        }
-    }
-
     private static void setAside(Path path) throws IOException {
         Files.move(path, path.resolveSibling(path.getFileName() + ".stale"), StandardCopyOption.REPLACE_EXISTING);
     }
 
-    private static int checksum(byte[] body) {
-        CRC32C crc = new CRC32C();
-        crc.update(body);
-        return (int) crc.getValue();
-    }
-
     /** Reads whole, intact records into the map; returns the byte offset after the last of them. */
     private static long read(Path path, Map<Key, Tensor> embeddings) throws IOException {
-        long valid = HEADER_SIZE;
-        try (InputStream input = Files.newInputStream(path);
-             DataInputStream in = new DataInputStream(new BufferedInputStream(input, 1 << 16))) {
-            in.skipNBytes(HEADER_SIZE);
+        try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(path), 1 << 16))) {
+            in.skipNBytes(FormatTag.SIZE);
+            RecordReader records = new RecordReader(in, FormatTag.SIZE, Files.size(path), 4, MAX_RECORD, "record");
             while (true) {
-                int length, checksum;
-                byte[] body;
+                long valid = records.validLength();
+                Optional<byte[]> body;
                 try {
-                    length = in.readInt();
-                    if (length < 4 || length > MAX_RECORD) return valid;
-                    checksum = in.readInt();
-                    body = new byte[length];
-                    in.readFully(body);
+                    body = records.next();
                 }
-                catch (EOFException torn) {
+                catch (TornRecordException torn) {
                     return valid;
                 }
-                if (checksum(body) != checksum) return valid;
+                if (body.isEmpty()) return valid;
                 try {
-                    decode(body, embeddings);
+                    decode(body.get(), embeddings);
                 }
                 catch (RuntimeException corrupt) {
                     return valid;
                 }
-                valid += 8 + length;
             }
         }
     }

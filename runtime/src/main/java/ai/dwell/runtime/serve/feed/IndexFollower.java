@@ -1,7 +1,6 @@
 package ai.dwell.runtime.serve.feed;
 
 import ai.dwell.runtime.index.IndexingScripts;
-import ai.dwell.runtime.serve.ContentServing;
 import ai.dwell.runtime.storage.ChangeListener;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
@@ -21,9 +20,9 @@ public class IndexFollower implements ChangeListener {
     private static final Logger log = Logger.getLogger(IndexFollower.class.getName());
 
     private final IndexingScripts indexing;
-    private final ContentServing content;
+    private final IndexedContent content;
 
-    public IndexFollower(IndexingScripts indexing, ContentServing content) {
+    public IndexFollower(IndexingScripts indexing, IndexedContent content) {
         this.indexing = indexing;
         this.content = content;
     }

@@ -1,6 +1,6 @@
 package ai.dwell.runtime.serve.rpc;
 
-import ai.dwell.runtime.rank.TensorBytes;
+import ai.dwell.runtime.format.TensorBytes;
 import com.google.protobuf.ByteString;
 import com.yahoo.slime.BinaryFormat;
 import com.yahoo.slime.Cursor;

@@ -1,6 +1,6 @@
 package ai.dwell.runtime.serve.rpc;
 
-import ai.dwell.runtime.rank.TensorBytes;
+import ai.dwell.runtime.format.TensorBytes;
 import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
 import com.google.protobuf.ByteString;
 import com.yahoo.tensor.Tensor;

@@ -1,4 +1,4 @@
-package ai.dwell.runtime.rank;
+package ai.dwell.runtime.format;
 
 import com.yahoo.io.GrowableByteBuffer;
 import com.yahoo.tensor.Tensor;

@@ -1,5 +1,7 @@
-package ai.dwell.runtime.index;
+package ai.dwell.runtime.serve.deploy;
 
+import ai.dwell.runtime.index.ContentClusterConfig;
+import ai.dwell.runtime.index.SchemaConfigs;
 import com.yahoo.document.config.DocumentmanagerConfig;
 import com.yahoo.vespa.config.search.AttributesConfig;
 import com.yahoo.vespa.config.search.ImportedFieldsConfig;
@@ -20,7 +22,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
-/** Reads the configs of every content cluster from a built {@link VespaModel}. */
+/**
+ * Reads the configs of every content cluster from a built {@link VespaModel}, into the plain
+ * {@link ContentClusterConfig} records the content engine is built from.
+ */
 public final class ContentClusterConfigs {
 
     private ContentClusterConfigs() {}

@@ -1,4 +1,4 @@
-package ai.dwell.runtime.serve.rpc;
+package ai.dwell.runtime.format;
 
 import com.google.protobuf.MessageLite;
 import com.yahoo.compress.CompressionType;
@@ -14,16 +14,16 @@ import java.util.Optional;
  * The "bix" encoding of the search protocol's requests and replies: a compression type code (int8),
  * the uncompressed size (int32) and the possibly compressed protobuf message (data).
  */
-final class BixCodec {
+public final class BixCodec {
 
     /** The types of the three values, as jrt spells them. */
-    static final String TYPES = "bix";
+    public static final String TYPES = "bix";
 
     /** Like proton: LZ4 where it saves at least 20%, and not for small messages. */
     private final Compressor compressor = new Compressor(CompressionType.LZ4, 5, 0.8, 1024);
 
     /** Returns the uncompressed message in the given bix values. */
-    byte[] decode(Values values) {
+    public byte[] decode(Values values) {
         CompressionType type = CompressionType.valueOf(values.get(0).asInt8());
         int uncompressedSize = values.get(1).asInt32();
         byte[] payload = values.get(2).asData();
@@ -31,12 +31,12 @@ final class BixCodec {
     }
 
     /** Adds the message to the given values, compressed if that pays off. */
-    void encodeCompressed(MessageLite message, Values values) {
+    public void encodeCompressed(MessageLite message, Values values) {
         encode(compressor.compress(CompressionType.LZ4, message.toByteArray()), values);
     }
 
     /** Adds the message to the given values uncompressed. */
-    void encodeUncompressed(MessageLite message, Values values) {
+    public void encodeUncompressed(MessageLite message, Values values) {
         encode(compressor.compress(CompressionType.NONE, message.toByteArray()), values);
     }
 

@@ -1,0 +1,71 @@
+package ai.dwell.searchers;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+
+/**
+ * The impression log's line format: an {@link Impression} as one JSON object. learning/ reads these
+ * lines (dwell_learning/service.py, parse_impression), so the field names, their order and the
+ * number formats are a contract: query_id, time_ms, article, profile, model_version, rate,
+ * temperature, explored, propensity, pl_propensity, candidates [{id, score, features}],
+ * shown [{position, candidate, id, step_propensity}].
+ */
+final class ImpressionJson {
+
+    private static final JsonFactory JSON = new JsonFactory();
+
+    private ImpressionJson() {}
+
+    static String encode(Impression impression) {
+        StringWriter out = new StringWriter();
+        try (JsonGenerator json = JSON.createGenerator(out)) {
+            Slate slate = impression.slate();
+            json.writeStartObject();
+            json.writeStringField("query_id", impression.queryId());
+            json.writeNumberField("time_ms", impression.timeMillis());
+            json.writeStringField("article", impression.article());
+            json.writeStringField("profile", impression.profile());
+            if (impression.modelVersion() == null) json.writeNullField("model_version");
+            else json.writeNumberField("model_version", impression.modelVersion());
+            json.writeNumberField("rate", impression.rate());
+            json.writeNumberField("temperature", impression.temperature());
+            json.writeBooleanField("explored", slate.explored());
+            json.writeNumberField("propensity", slate.propensity());
+            json.writeNumberField("pl_propensity", slate.plPropensity());
+
+            json.writeArrayFieldStart("candidates");
+            for (Impression.Candidate candidate : impression.candidates()) {
+                json.writeStartObject();
+                json.writeStringField("id", candidate.id());
+                json.writeNumberField("score", candidate.score());
+                if (candidate.features() != null) {
+                    json.writeFieldName("features");
+                    json.writeRawValue(candidate.features().toJson(true));
+                }
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+
+            json.writeArrayFieldStart("shown");
+            for (int position = 0; position < slate.size(); position++) {
+                json.writeStartObject();
+                json.writeNumberField("position", position);
+                json.writeNumberField("candidate", slate.candidate(position));
+                json.writeStringField("id", impression.candidates().get(slate.candidate(position)).id());
+                json.writeNumberField("step_propensity", slate.stepPropensity(position));
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+            json.writeEndObject();
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString();
+    }
+
+}
