@@ -3,6 +3,8 @@ package ai.dwell.runtime.index;
 import com.yahoo.document.datatypes.FieldValue;
 
 import java.util.BitSet;
+import java.util.List;
+import java.util.Optional;
 
 /**
  * A column of one field's values, indexed by local document id. Single-value only.
@@ -41,6 +43,18 @@ public abstract class Attribute {
      * Returns false if the term cannot be compared with this attribute's values.
      */
     public abstract boolean matchTerm(String term, BitSet candidates, BitSet result);
+
+    /**
+     * The posting lists of the local ids whose value equals the term (as {@link #matchTerm} compares), where this
+     * attribute keeps posting lists (fast-search); empty where it keeps none or the term can not be compared with
+     * its values: then use matchTerm. The lists are live: read them under the owning index's read lock.
+     */
+    public Optional<List<PostingList>> termPostings(String term) { return Optional.empty(); }
+
+    /** The posting lists of the local ids whose numeric value is in the range, where this attribute keeps them; else empty. */
+    public Optional<List<PostingList>> rangePostings(double low, boolean lowInclusive, double high, boolean highInclusive) {
+        return Optional.empty();
+    }
 
     /** Adds the local ids whose numeric value is in the range to result. */
     public abstract void matchRange(double low, boolean lowInclusive, double high, boolean highInclusive, BitSet candidates, BitSet result);

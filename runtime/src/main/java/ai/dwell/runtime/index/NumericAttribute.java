@@ -5,7 +5,9 @@ import com.yahoo.document.datatypes.NumericFieldValue;
 
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 
@@ -118,6 +120,27 @@ public final class NumericAttribute extends Attribute {
         catch (NumberFormatException e) { return false; }
         matchRange(value, true, value, true, candidates, result);
         return true;
+    }
+
+    @Override
+    public Optional<List<PostingList>> termPostings(String term) {
+        if (postings == null) return Optional.empty();
+        String t = term.trim();
+        if (t.startsWith("[") || t.startsWith("<") || t.startsWith(">")) {
+            NumericRange range = NumericRange.parse(t);
+            if (range == null) return Optional.empty();
+            return rangePostings(range.low(), range.lowInclusive(), range.high(), range.highInclusive());
+        }
+        double value;
+        try { value = Double.parseDouble(t); }
+        catch (NumberFormatException e) { return Optional.empty(); }
+        return rangePostings(value, true, value, true);
+    }
+
+    @Override
+    public Optional<List<PostingList>> rangePostings(double low, boolean lowInclusive, double high, boolean highInclusive) {
+        if (postings == null) return Optional.empty();
+        return Optional.of(List.copyOf(postings.subMap(low, lowInclusive, high, highInclusive).values()));
     }
 
     @Override

@@ -8,7 +8,9 @@ import com.yahoo.document.datatypes.ReferenceFieldValue;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A reference to a document of a global type. Each local id holds the target's global id and the
@@ -91,6 +93,15 @@ public final class ReferenceAttribute extends Attribute {
         if (candidates == null) lids.orInto(result);
         else lids.orInto(result, candidates);
         return true;
+    }
+
+    @Override
+    public Optional<List<PostingList>> termPostings(String term) {
+        GlobalId gid;
+        try { gid = new GlobalId(new DocumentId(term).getGlobalId()); }
+        catch (IllegalArgumentException e) { return Optional.empty(); }
+        PostingList lids = referrers.get(gid);
+        return Optional.of(lids == null ? List.of() : List.of(lids));
     }
 
     @Override

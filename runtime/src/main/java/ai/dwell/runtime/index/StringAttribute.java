@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A single-value string attribute, dictionary encoded: each local id holds an ordinal into the dictionary
@@ -81,6 +82,13 @@ public final class StringAttribute extends Attribute {
             if (ords[lid] != 0 && fold(dictionary.get(ords[lid])).equals(key)) result.set(lid);
         }
         return true;
+    }
+
+    @Override
+    public Optional<List<PostingList>> termPostings(String term) {
+        if (postings == null) return Optional.empty();
+        PostingList ids = postings.get(fold(term));
+        return Optional.of(ids == null ? List.of() : List.of(ids));
     }
 
     @Override

@@ -2,7 +2,7 @@ package ai.dwell.runtime.match;
 
 import ai.dwell.runtime.index.NumericAttribute;
 import ai.dwell.runtime.index.NumericRange;
-import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
+import ai.dwell.runtime.match.query.QueryItem;
 
 import java.util.BitSet;
 
@@ -43,7 +43,7 @@ public final class MatchPhaseLimiter {
      * proton counts it); the result's hits may be the given set, modified. Where the query restricts the
      * attribute to a range ({@link RangeLocator}), the best documents are taken within that range.
      */
-    public Limited limit(BitSet matches, int docIdLimit, SearchProtocol.QueryTree query) {
+    public Limited limit(BitSet matches, int docIdLimit, QueryItem query) {
         double hitRate = docIdLimit == 0 ? 0 : (double) matches.cardinality() / docIdLimit;
         long wanted = hitRate == 0 ? Integer.MAX_VALUE : (long) Math.min(Integer.MAX_VALUE, Math.max(128.0, maxHits / hitRate));
         long maxFilterDocs = (long) (docIdLimit * maxFilterCoverage);

@@ -4,7 +4,7 @@ import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.index.NearestNeighborIndex;
 import ai.dwell.runtime.index.TensorAttribute;
-import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
+import ai.dwell.runtime.match.query.QueryItem;
 import com.yahoo.tensor.Tensor;
 
 import java.util.BitSet;
@@ -28,29 +28,29 @@ final class NearestNeighborMatcher {
     /** The matched local ids, and the term ranking reads closeness and distance from. */
     record Matched(BitSet hits, NearestNeighborTerm term) {}
 
-    static Matched match(DocumentIndex index, SearchProtocol.ItemNearestNeighbor item, BitSet candidates, BitSet active, QueryContext query) {
-        String field = item.getProperties().getIndex();
+    static Matched match(DocumentIndex index, QueryItem.NearestNeighbor item, BitSet candidates, BitSet active, QueryContext query) {
+        String field = item.field();
         Attribute attribute = index.attribute(field).orElseThrow(() ->
                 new UnsupportedQueryException("nearestNeighbor: '" + field + "' is not an attribute of '" + index.name() + "'"));
         if ( ! (attribute instanceof TensorAttribute tensorAttribute) || tensorAttribute.nearestNeighbors().isEmpty())
             throw new UnsupportedQueryException("nearestNeighbor: attribute '" + field + "' is not a dense vector tensor attribute; " +
                                                 "this content engine supports nearestNeighbor on tensor<float>(x[n]) attributes");
         NearestNeighborIndex vectors = tensorAttribute.nearestNeighbors().get();
-        String tensorName = item.getQueryTensorName();
+        String tensorName = item.queryTensorName();
         // the container sends query(q) as the rank property "q"; other clients send "query(q)"
         Tensor tensor = query.tensor(tensorName, tensorAttribute.type())
                 .or(() -> query.tensor("query(" + tensorName + ")", tensorAttribute.type()))
                 .orElseThrow(() -> new UnsupportedQueryException("nearestNeighbor(" + field + ", " + tensorName + "): the query has no tensor query(" + tensorName + ")"));
         float[] queryVector = TensorAttribute.vector(tensor, vectors.dimensions());
         BitSet filter = candidates.cardinality() >= active.cardinality() ? null : candidates;
-        double threshold = item.hasApproximateThreshold() ? item.getApproximateThreshold()
-                : query.property(APPROXIMATE_THRESHOLD).map(Double::parseDouble).orElse(DEFAULT_APPROXIMATE_THRESHOLD);
-        double distanceThreshold = item.getDistanceThreshold() > 0 ? item.getDistanceThreshold() : Double.POSITIVE_INFINITY;
-        NearestNeighborIndex.Neighbors neighbors = vectors.search(queryVector, item.getTargetNumHits(), item.getExploreAdditionalHits(),
-                                                                  filter, item.getAllowApproximate(), threshold, distanceThreshold);
+        double threshold = item.approximateThreshold()
+                .orElseGet(() -> query.property(APPROXIMATE_THRESHOLD).map(Double::parseDouble).orElse(DEFAULT_APPROXIMATE_THRESHOLD));
+        double distanceThreshold = item.distanceThreshold() > 0 ? item.distanceThreshold() : Double.POSITIVE_INFINITY;
+        NearestNeighborIndex.Neighbors neighbors = vectors.search(queryVector, item.targetHits(), item.exploreAdditionalHits(),
+                                                                  filter, item.allowApproximate(), threshold, distanceThreshold);
         BitSet hits = new BitSet();
         for (int lid : neighbors.lids()) hits.set(lid);
-        return new Matched(hits, new NearestNeighborTerm(field, item.getProperties().getUniqueId(), tensorName, queryVector, vectors));
+        return new Matched(hits, new NearestNeighborTerm(field, item.uniqueId(), tensorName, queryVector, vectors));
     }
 
 }

@@ -2,29 +2,42 @@ package ai.dwell.runtime.match;
 
 import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.index.PostingList;
 import ai.dwell.runtime.index.TextIndex;
-import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
-import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol.QueryTreeItem;
+import ai.dwell.runtime.match.iterator.AndNotIterator;
+import ai.dwell.runtime.match.iterator.BitSetIterator;
+import ai.dwell.runtime.match.iterator.ConjunctionIterator;
+import ai.dwell.runtime.match.iterator.DisjunctionIterator;
+import ai.dwell.runtime.match.iterator.DocIdIterator;
+import ai.dwell.runtime.match.iterator.FilterIterator;
+import ai.dwell.runtime.match.iterator.PostingListIterator;
+import ai.dwell.runtime.match.query.QueryItem;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Evaluates the protobuf query tree of a search request (as container-search serializes it) against
- * one document index, with bitset algebra over postings: attribute postings for fast-search attributes
- * (a column scan otherwise), and inverted-index postings with positions for indexed fields.
+ * Evaluates a query tree ({@link QueryItem}) against one document index by turning each item into a
+ * {@link DocIdIterator}: posting lists of indexed fields and of fast-search attributes are walked as they are
+ * (a column scan into a bit set otherwise), and AND, OR, AND_NOT, RANK and phrases combine their children's
+ * iterators lazily. What matched is then collected into a bit set, which ranking reads.
  *
- * Supported items: TRUE, FALSE, AND, OR, AND_NOT, RANK, WEAK_AND (WAND with targetHits, see {@link WeakAnd}), word, exact-string, integer and floating-point
- * terms (on attributes and indexes, numeric terms may be ranges "[a;b]", "&lt;a", "&gt;a"), integer and
- * floating-point ranges (without range limits), PHRASE on indexed fields, STRING_IN and NUMERIC_IN, and
- * NEAREST_NEIGHBOR on dense vector attributes, searched among what the rest of the query allows
- * ({@link NearestNeighborMatcher}).
- * Anything else throws {@link UnsupportedQueryException} naming the item.
+ * Some items need the documents the rest of the query allows (their candidates), which only exist as a
+ * bit set: weakAnd (WAND with targetHits, see {@link WeakAnd}) scores only those, as proton unpacks only
+ * them, and nearestNeighbor searches among them ({@link NearestNeighborMatcher}). An AND above such an item
+ * materializes its other children first, as a bit set, exactly as before iterators; every other AND stays lazy.
+ *
+ * Supported items: those of {@link QueryItem}; numeric terms on attributes and indexes may be ranges
+ * "[a;b]", "&lt;a", "&gt;a". {@link QueryItem.Unsupported} throws {@link UnsupportedQueryException} with its message.
  */
 public final class QueryMatcher {
+
+    /** Above this many posting lists for one term or range (e.g. a wide range on a timestamp), one bit set is cheaper than a heap. */
+    private static final int MAX_MERGED_POSTING_LISTS = 16;
 
     private final DocumentIndex index;
     private final BitSet active;
@@ -39,70 +52,85 @@ public final class QueryMatcher {
     }
 
     /** Matches the query against the index. Call under the index's read lock. */
-    public static MatchResult match(DocumentIndex index, SearchProtocol.QueryTree tree) {
-        return match(index, tree, QueryContext.NONE);
+    public static MatchResult match(DocumentIndex index, QueryItem root) {
+        return match(index, root, QueryContext.NONE);
     }
 
     /** Matches the query against the index, with the request's query tensors and properties. Call under the index's read lock. */
-    public static MatchResult match(DocumentIndex index, SearchProtocol.QueryTree tree, QueryContext query) {
+    public static MatchResult match(DocumentIndex index, QueryItem root, QueryContext query) {
         QueryMatcher matcher = new QueryMatcher(index, query);
-        BitSet hits = tree.hasRoot() ? matcher.evaluate(tree.getRoot(), true) : (BitSet) matcher.active.clone();
+        BitSet hits = matcher.iterator(root, true, matcher.active).toBitSet();
         hits.and(matcher.active);
         return new MatchResult(hits, matcher.terms, matcher.nearestNeighbors);
     }
 
-    private BitSet evaluate(QueryTreeItem item, boolean ranked) { return evaluate(item, ranked, active); }
-
     /**
-     * Evaluates an item. Candidates are the documents the rest of the query still allows where this item
-     * is reached through AND, AND_NOT and RANK: weakAnd scores only those, as proton unpacks only them.
+     * The iterator of an item; ranked terms and nearestNeighbor items are collected as it is made. Candidates are
+     * the documents the rest of the query still allows where this item is reached through AND, AND_NOT and RANK
+     * (never changed once passed here).
      */
-    private BitSet evaluate(QueryTreeItem item, boolean ranked, BitSet candidates) {
-        return switch (item.getItemCase()) {
-            case ITEM_TRUE -> (BitSet) active.clone();
-            case ITEM_FALSE -> new BitSet();
-            case ITEM_AND -> and(item.getItemAnd().getChildrenList(), ranked, candidates);
-            case ITEM_OR -> or(item.getItemOr().getChildrenList(), ranked);
-            case ITEM_WEAK_AND -> weakAnd(item.getItemWeakAnd(), ranked, candidates);
-            case ITEM_AND_NOT -> andNot(item.getItemAndNot().getChildrenList(), ranked, candidates);
-            case ITEM_RANK -> rank(item.getItemRank().getChildrenList(), ranked, candidates);
-            case ITEM_WORD_TERM -> term(item.getItemWordTerm().getProperties(), item.getItemWordTerm().getWord(), ranked);
-            case ITEM_EXACTSTRING_TERM -> term(item.getItemExactstringTerm().getProperties(), item.getItemExactstringTerm().getWord(), ranked);
-            case ITEM_INTEGER_TERM -> term(item.getItemIntegerTerm().getProperties(), Long.toString(item.getItemIntegerTerm().getNumber()), ranked);
-            case ITEM_FLOATING_POINT_TERM -> term(item.getItemFloatingPointTerm().getProperties(), Double.toString(item.getItemFloatingPointTerm().getNumber()), ranked);
-            case ITEM_INTEGER_RANGE_TERM -> integerRange(item.getItemIntegerRangeTerm());
-            case ITEM_FLOATING_POINT_RANGE_TERM -> floatRange(item.getItemFloatingPointRangeTerm());
-            case ITEM_PHRASE -> phrase(item.getItemPhrase(), ranked);
-            case ITEM_STRING_IN -> in(item.getItemStringIn().getProperties(), item.getItemStringIn().getWordsList());
-            case ITEM_NEAREST_NEIGHBOR -> nearestNeighbor(item.getItemNearestNeighbor(), candidates);
-            case ITEM_NUMERIC_IN -> in(item.getItemNumericIn().getProperties(), item.getItemNumericIn().getNumbersList().stream().map(String::valueOf).toList());
-            default -> throw new UnsupportedQueryException("Query item " + item.getItemCase().name().toLowerCase(Locale.ROOT).replaceFirst("^item_", "")
-                                                           + " is not supported by this content engine");
-        };
+    private DocIdIterator iterator(QueryItem item, boolean ranked, BitSet candidates) {
+        if (item instanceof QueryItem.True) return new BitSetIterator(active);
+        if (item instanceof QueryItem.False) return DocIdIterator.empty();
+        if (item instanceof QueryItem.And and) return and(and.children(), ranked, candidates);
+        if (item instanceof QueryItem.Or or) return or(or.children(), ranked);
+        if (item instanceof QueryItem.WeakAnd weakAnd) return new BitSetIterator(weakAnd(weakAnd, ranked, candidates));
+        if (item instanceof QueryItem.AndNot andNot) return andNot(andNot.children(), ranked, candidates);
+        if (item instanceof QueryItem.Rank rank) return rank(rank.children(), ranked, candidates);
+        if (item instanceof QueryItem.Term term) return term(term, ranked);
+        if (item instanceof QueryItem.Range range) return range(range);
+        if (item instanceof QueryItem.Phrase phrase) return phrase(phrase, ranked);
+        if (item instanceof QueryItem.In in) return in(in);
+        if (item instanceof QueryItem.NearestNeighbor nearestNeighbor) return new BitSetIterator(nearestNeighbor(nearestNeighbor, candidates));
+        if (item instanceof QueryItem.Unsupported unsupported) throw new UnsupportedQueryException(unsupported.message());
+        throw new IllegalStateException("Unknown query item " + item);
     }
 
     /**
      * AND, with weakAnd and nearestNeighbor children evaluated last, among the documents the other
      * children allow (so a nearestNeighbor finds its targetHits within the filter, as proton's global filter).
+     * Lazy unless something below needs its candidates as a bit set.
      */
-    private BitSet and(List<QueryTreeItem> children, boolean ranked, BitSet candidates) {
-        if (children.isEmpty()) return new BitSet();
-        BitSet result = (BitSet) candidates.clone();
-        for (QueryTreeItem child : children)
-            if ( ! evaluatedLast(child)) result.and(evaluate(child, ranked, result));
-        for (QueryTreeItem child : children)
-            if (child.getItemCase() == QueryTreeItem.ItemCase.ITEM_WEAK_AND) result.and(weakAnd(child.getItemWeakAnd(), ranked, result));
-        BitSet filter = (BitSet) result.clone();
-        for (QueryTreeItem child : children)
-            if (child.getItemCase() == QueryTreeItem.ItemCase.ITEM_NEAREST_NEIGHBOR) result.and(nearestNeighbor(child.getItemNearestNeighbor(), filter));
-        return result;
+    private DocIdIterator and(List<QueryItem> children, boolean ranked, BitSet candidates) {
+        if (children.isEmpty()) return DocIdIterator.empty();
+        if (children.stream().noneMatch(QueryMatcher::needsCandidates)) {
+            List<DocIdIterator> all = new ArrayList<>(children.size() + 1);
+            // every result is kept to the active documents in the end: only narrower candidates need walking
+            if (candidates != active) all.add(new BitSetIterator(candidates));
+            for (QueryItem child : children) all.add(iterator(child, ranked, candidates));
+            return new ConjunctionIterator(all);
+        }
+        BitSet result = candidates;
+        for (QueryItem child : children)
+            if ( ! evaluatedLast(child)) result = intersection(result, iterator(child, ranked, result));
+        for (QueryItem child : children)
+            if (child instanceof QueryItem.WeakAnd weakAnd) result = intersection(result, new BitSetIterator(weakAnd(weakAnd, ranked, result)));
+        BitSet filter = result;
+        for (QueryItem child : children)
+            if (child instanceof QueryItem.NearestNeighbor nearestNeighbor)
+                result = intersection(result, new BitSetIterator(nearestNeighbor(nearestNeighbor, filter)));
+        return new BitSetIterator(result);
     }
 
-    private static boolean evaluatedLast(QueryTreeItem item) {
-        return item.getItemCase() == QueryTreeItem.ItemCase.ITEM_WEAK_AND || item.getItemCase() == QueryTreeItem.ItemCase.ITEM_NEAREST_NEIGHBOR;
+    private static BitSet intersection(BitSet set, DocIdIterator iterator) {
+        return new ConjunctionIterator(List.of(new BitSetIterator(set), iterator)).toBitSet();
     }
 
-    private BitSet nearestNeighbor(SearchProtocol.ItemNearestNeighbor item, BitSet candidates) {
+    private static boolean evaluatedLast(QueryItem item) {
+        return item instanceof QueryItem.WeakAnd || item instanceof QueryItem.NearestNeighbor;
+    }
+
+    /** Whether the item or anything below it reads its candidates (weakAnd, nearestNeighbor). */
+    private static boolean needsCandidates(QueryItem item) {
+        if (item instanceof QueryItem.WeakAnd || item instanceof QueryItem.NearestNeighbor) return true;
+        List<QueryItem> children = item instanceof QueryItem.And and ? and.children()
+                                 : item instanceof QueryItem.AndNot andNot ? andNot.children()
+                                 : item instanceof QueryItem.Rank rank ? rank.children()
+                                 : List.of();
+        return children.stream().anyMatch(QueryMatcher::needsCandidates);
+    }
+
+    private BitSet nearestNeighbor(QueryItem.NearestNeighbor item, BitSet candidates) {
         BitSet allowed = (BitSet) candidates.clone();
         allowed.and(active);
         NearestNeighborMatcher.Matched matched = NearestNeighborMatcher.match(index, item, allowed, active, query);
@@ -110,153 +138,150 @@ public final class QueryMatcher {
         return matched.hits();
     }
 
-    private BitSet weakAnd(SearchProtocol.ItemWeakAnd weakAnd, boolean ranked, BitSet candidates) {
-        List<QueryTreeItem> children = weakAnd.getChildrenList();
+    /** WAND scores bit sets: each child is collected into one, among the active documents. */
+    private BitSet weakAnd(QueryItem.WeakAnd weakAnd, boolean ranked, BitSet candidates) {
+        List<QueryItem> children = weakAnd.children();
         BitSet[] hits = new BitSet[children.size()];
         int[] weights = new int[children.size()];
         for (int i = 0; i < hits.length; i++) {
-            hits[i] = evaluate(children.get(i), ranked);
+            hits[i] = iterator(children.get(i), ranked, active).toBitSet();
             hits[i].and(active);
-            weights[i] = weight(children.get(i));
+            weights[i] = children.get(i).weight();
         }
-        return WeakAnd.match(hits, weights, weakAnd.getTargetNumHits(), index.lidLimit(), candidates);
+        return WeakAnd.match(hits, weights, weakAnd.targetHits(), index.lidLimit(), candidates);
     }
 
-    /** The weight of a term item (100 unless set), as weakAnd weighs its children. */
-    private static int weight(QueryTreeItem item) {
-        SearchProtocol.TermItemProperties properties = switch (item.getItemCase()) {
-            case ITEM_WORD_TERM -> item.getItemWordTerm().getProperties();
-            case ITEM_EXACTSTRING_TERM -> item.getItemExactstringTerm().getProperties();
-            case ITEM_INTEGER_TERM -> item.getItemIntegerTerm().getProperties();
-            case ITEM_FLOATING_POINT_TERM -> item.getItemFloatingPointTerm().getProperties();
-            case ITEM_PHRASE -> item.getItemPhrase().getProperties();
-            default -> null;
-        };
-        return properties != null && properties.hasItemWeight() ? properties.getItemWeight() : 100;
-    }
-
-    private BitSet or(List<QueryTreeItem> children, boolean ranked) {
-        BitSet result = new BitSet();
-        for (QueryTreeItem child : children) result.or(evaluate(child, ranked));
-        return result;
+    private DocIdIterator or(List<QueryItem> children, boolean ranked) {
+        List<DocIdIterator> iterators = new ArrayList<>(children.size());
+        for (QueryItem child : children) iterators.add(iterator(child, ranked, active));
+        return union(iterators);
     }
 
     /** AND_NOT: the first child, among the candidates none of the others match. */
-    private BitSet andNot(List<QueryTreeItem> children, boolean ranked, BitSet candidates) {
-        if (children.isEmpty()) return new BitSet();
-        BitSet excluded = new BitSet();
-        for (QueryTreeItem negative : children.subList(1, children.size())) excluded.or(evaluate(negative, false));
+    private DocIdIterator andNot(List<QueryItem> children, boolean ranked, BitSet candidates) {
+        if (children.isEmpty()) return DocIdIterator.empty();
+        List<DocIdIterator> negatives = new ArrayList<>(children.size() - 1);
+        for (QueryItem negative : children.subList(1, children.size())) negatives.add(iterator(negative, false, active));
+        DocIdIterator excluded = union(negatives);
+        if ( ! needsCandidates(children.get(0)))
+            return new AndNotIterator(iterator(children.get(0), ranked, candidates), excluded);
+        BitSet excludedSet = excluded.toBitSet();
         BitSet allowed = (BitSet) candidates.clone();
-        allowed.andNot(excluded);
-        BitSet result = evaluate(children.get(0), ranked, allowed);
-        result.andNot(excluded);
+        allowed.andNot(excludedSet);
+        return new AndNotIterator(iterator(children.get(0), ranked, allowed), new BitSetIterator(excludedSet));
+    }
+
+    /** RANK: the first child decides what matches; the others only contribute terms to ranking (their iterators are not walked). */
+    private DocIdIterator rank(List<QueryItem> children, boolean ranked, BitSet candidates) {
+        if (children.isEmpty()) return DocIdIterator.empty();
+        DocIdIterator result = iterator(children.get(0), ranked, candidates);
+        for (QueryItem other : children.subList(1, children.size())) iterator(other, ranked, active);
         return result;
     }
 
-    /** RANK: the first child decides what matches; the others only contribute terms to ranking. */
-    private BitSet rank(List<QueryTreeItem> children, boolean ranked, BitSet candidates) {
-        if (children.isEmpty()) return new BitSet();
-        BitSet result = evaluate(children.get(0), ranked, candidates);
-        for (QueryTreeItem other : children.subList(1, children.size())) evaluate(other, ranked);
-        return result;
-    }
-
-    private BitSet term(SearchProtocol.TermItemProperties properties, String word, boolean ranked) {
-        BitSet result = new BitSet();
-        for (String field : fields(properties.getIndex())) {
+    private DocIdIterator term(QueryItem.Term term, boolean ranked) {
+        List<DocIdIterator> iterators = new ArrayList<>();
+        for (String field : fields(term.index())) {
             Optional<TextIndex> text = index.index(field);
             if (text.isPresent()) {
-                TextIndex.Postings postings = text.get().postings(word);
-                if (postings != null) postings.documents().orInto(result);
-                if (ranked && ! properties.getDoNotRank())
-                    terms.add(new QueryTerm(field, word.toLowerCase(Locale.ROOT), properties.hasItemWeight() ? properties.getItemWeight() : 100));
+                TextIndex.Postings postings = text.get().postings(term.word());
+                if (postings != null) iterators.add(new PostingListIterator(postings.documents()));
+                if (ranked && term.ranked())
+                    terms.add(new QueryTerm(field, term.word().toLowerCase(Locale.ROOT), term.weight()));
                 continue;
             }
             Optional<Attribute> attribute = index.attribute(field);
             if (attribute.isEmpty()) continue; // not a field of this document type: no hits here, as proton
-            if ( ! attribute.get().matchTerm(word, active, result))
-                throw new UnsupportedQueryException("Term '" + word + "' can not be matched against attribute '" + field + "'");
+            iterators.add(attributeTerm(attribute.get(), field, term.word()));
         }
-        return result;
+        return union(iterators);
     }
 
-    private BitSet in(SearchProtocol.TermItemProperties properties, List<String> words) {
-        BitSet result = new BitSet();
-        for (String field : fields(properties.getIndex())) {
+    private DocIdIterator in(QueryItem.In in) {
+        List<DocIdIterator> iterators = new ArrayList<>();
+        for (String field : fields(in.index())) {
             Optional<Attribute> attribute = index.attribute(field);
             if (attribute.isEmpty()) continue; // not a field of this document type: no hits here, as proton
-            for (String word : words)
-                if ( ! attribute.get().matchTerm(word, active, result))
-                    throw new UnsupportedQueryException("Term '" + word + "' can not be matched against attribute '" + field + "'");
+            for (String word : in.words()) iterators.add(attributeTerm(attribute.get(), field, word));
         }
-        return result;
+        return union(iterators);
     }
 
-    private BitSet integerRange(SearchProtocol.ItemIntegerRangeTerm range) {
-        if (range.getHasRangeLimit() || range.getWithDiversity())
-            throw new UnsupportedQueryException("Range with a hit limit or diversity on '" + range.getProperties().getIndex() + "' is not supported by this content engine");
-        return range(range.getProperties().getIndex(), range.getLowerLimit(), range.getLowerInclusive(), range.getUpperLimit(), range.getUpperInclusive());
-    }
-
-    private BitSet floatRange(SearchProtocol.ItemFloatingPointRangeTerm range) {
-        if (range.getHasRangeLimit() || range.getWithDiversity())
-            throw new UnsupportedQueryException("Range with a hit limit or diversity on '" + range.getProperties().getIndex() + "' is not supported by this content engine");
-        return range(range.getProperties().getIndex(), range.getLowerLimit(), range.getLowerInclusive(), range.getUpperLimit(), range.getUpperInclusive());
-    }
-
-    private BitSet range(String indexName, double low, boolean lowInclusive, double high, boolean highInclusive) {
+    /** The active documents whose attribute value matches the term: its posting lists where it has them, else a scan. */
+    private DocIdIterator attributeTerm(Attribute attribute, String field, String word) {
+        Optional<List<PostingList>> postings = attribute.termPostings(word);
+        if (postings.isPresent() && postings.get().size() <= MAX_MERGED_POSTING_LISTS)
+            return amongActive(postings.get());
         BitSet result = new BitSet();
-        for (String field : fields(indexName)) {
+        if ( ! attribute.matchTerm(word, active, result))
+            throw new UnsupportedQueryException("Term '" + word + "' can not be matched against attribute '" + field + "'");
+        return new BitSetIterator(result);
+    }
+
+    private DocIdIterator range(QueryItem.Range range) {
+        List<DocIdIterator> iterators = new ArrayList<>();
+        for (String field : fields(range.index())) {
             Attribute attribute = attribute(field);
             if ( ! attribute.isNumeric())
                 throw new UnsupportedQueryException("Numeric range on non-numeric field '" + field + "' is not supported");
-            attribute.matchRange(low, lowInclusive, high, highInclusive, active, result);
+            Optional<List<PostingList>> postings = attribute.rangePostings(range.low(), range.lowInclusive(), range.high(), range.highInclusive());
+            if (postings.isPresent() && postings.get().size() <= MAX_MERGED_POSTING_LISTS) {
+                iterators.add(amongActive(postings.get()));
+                continue;
+            }
+            BitSet result = new BitSet();
+            attribute.matchRange(range.low(), range.lowInclusive(), range.high(), range.highInclusive(), active, result);
+            iterators.add(new BitSetIterator(result));
         }
-        return result;
+        return union(iterators);
     }
 
-    private BitSet phrase(SearchProtocol.ItemPhrase phrase, boolean ranked) {
-        List<String> words = new ArrayList<>();
-        for (QueryTreeItem child : phrase.getChildrenList()) {
-            if (child.getItemCase() != QueryTreeItem.ItemCase.ITEM_WORD_TERM)
-                throw new UnsupportedQueryException("Phrase containing " + child.getItemCase() + " is not supported by this content engine");
-            words.add(child.getItemWordTerm().getWord().toLowerCase(Locale.ROOT));
-        }
-        BitSet result = new BitSet();
-        for (String field : fields(phrase.getProperties().getIndex())) {
+    private DocIdIterator amongActive(List<PostingList> postings) {
+        List<DocIdIterator> lists = new ArrayList<>(postings.size());
+        for (PostingList list : postings) lists.add(new PostingListIterator(list, active));
+        return union(lists);
+    }
+
+    private DocIdIterator phrase(QueryItem.Phrase phrase, boolean ranked) {
+        List<String> words = phrase.words().stream().map(word -> word.toLowerCase(Locale.ROOT)).toList();
+        List<DocIdIterator> iterators = new ArrayList<>();
+        for (String field : fields(phrase.index())) {
             TextIndex text = index.index(field).orElseThrow(() ->
                     new UnsupportedQueryException("Phrase on '" + field + "', which is not an indexed field, is not supported"));
-            if (ranked && ! phrase.getProperties().getDoNotRank())
+            if (ranked && phrase.ranked())
                 for (String word : words) terms.add(new QueryTerm(field, word, 100));
-            result.or(phraseHits(text, words));
+            iterators.add(phraseIterator(text, words));
         }
-        return result;
+        return union(iterators);
     }
 
-    private static BitSet phraseHits(TextIndex text, List<String> words) {
-        if (words.isEmpty()) return new BitSet();
+    /** The documents that have all the words, filtered to those with them in consecutive positions. */
+    private static DocIdIterator phraseIterator(TextIndex text, List<String> words) {
+        if (words.isEmpty()) return DocIdIterator.empty();
         TextIndex.Postings[] postings = new TextIndex.Postings[words.size()];
-        BitSet candidates = null;
+        List<DocIdIterator> all = new ArrayList<>(words.size());
         for (int i = 0; i < words.size(); i++) {
             postings[i] = text.postings(words.get(i));
-            if (postings[i] == null) return new BitSet();
-            if (candidates == null) postings[i].documents().orInto(candidates = new BitSet());
-            else postings[i].documents().retainIn(candidates);
+            if (postings[i] == null) return DocIdIterator.empty();
+            all.add(new PostingListIterator(postings[i].documents()));
         }
-        BitSet result = new BitSet();
-        for (int lid = candidates.nextSetBit(0); lid >= 0; lid = candidates.nextSetBit(lid + 1))
-            if (hasPhrase(postings, lid)) result.set(lid);
-        return result;
+        return new FilterIterator(new ConjunctionIterator(all), lid -> hasPhrase(postings, lid));
     }
 
     private static boolean hasPhrase(TextIndex.Postings[] postings, int lid) {
         for (int start : postings[0].positions(lid)) {
             boolean all = true;
             for (int i = 1; i < postings.length && all; i++)
-                all = java.util.Arrays.binarySearch(postings[i].positions(lid), start + i) >= 0;
+                all = Arrays.binarySearch(postings[i].positions(lid), start + i) >= 0;
             if (all) return true;
         }
         return false;
+    }
+
+    private static DocIdIterator union(List<DocIdIterator> iterators) {
+        if (iterators.isEmpty()) return DocIdIterator.empty();
+        if (iterators.size() == 1) return iterators.get(0);
+        return new DisjunctionIterator(iterators);
     }
 
     private List<String> fields(String indexName) {

@@ -1,9 +1,9 @@
 package ai.dwell.runtime.match;
 
 import ai.dwell.runtime.index.NumericRange;
-import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
-import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol.QueryTreeItem;
+import ai.dwell.runtime.match.query.QueryItem;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -15,42 +15,29 @@ public final class RangeLocator {
 
     private RangeLocator() {}
 
-    public static Optional<NumericRange> firstRange(SearchProtocol.QueryTree tree, String field) {
-        return tree.hasRoot() ? firstRange(tree.getRoot(), field) : Optional.empty();
+    public static Optional<NumericRange> firstRange(QueryItem item, String field) {
+        if (item instanceof QueryItem.And and) {
+            for (QueryItem child : and.children()) {
+                Optional<NumericRange> range = firstRange(child, field);
+                if (range.isPresent()) return range;
+            }
+            return Optional.empty();
+        }
+        if (item instanceof QueryItem.AndNot andNot) return first(andNot.children(), field);
+        if (item instanceof QueryItem.Rank rank) return first(rank.children(), field);
+        if (item instanceof QueryItem.Range range)
+            return on(range.index(), field, new NumericRange(range.low(), range.lowInclusive(), range.high(), range.highInclusive()));
+        if (item instanceof QueryItem.Term term && term.type() == QueryItem.TermType.WORD)
+            return on(term.index(), field, NumericRange.parse(term.word()));
+        return Optional.empty();
     }
 
-    private static Optional<NumericRange> firstRange(QueryTreeItem item, String field) {
-        return switch (item.getItemCase()) {
-            case ITEM_AND -> {
-                for (QueryTreeItem child : item.getItemAnd().getChildrenList()) {
-                    Optional<NumericRange> range = firstRange(child, field);
-                    if (range.isPresent()) yield range;
-                }
-                yield Optional.empty();
-            }
-            case ITEM_AND_NOT -> first(item.getItemAndNot().getChildrenList(), field);
-            case ITEM_RANK -> first(item.getItemRank().getChildrenList(), field);
-            case ITEM_INTEGER_RANGE_TERM -> {
-                var range = item.getItemIntegerRangeTerm();
-                yield on(range.getProperties(), field, new NumericRange(range.getLowerLimit(), range.getLowerInclusive(),
-                                                                        range.getUpperLimit(), range.getUpperInclusive()));
-            }
-            case ITEM_FLOATING_POINT_RANGE_TERM -> {
-                var range = item.getItemFloatingPointRangeTerm();
-                yield on(range.getProperties(), field, new NumericRange(range.getLowerLimit(), range.getLowerInclusive(),
-                                                                        range.getUpperLimit(), range.getUpperInclusive()));
-            }
-            case ITEM_WORD_TERM -> on(item.getItemWordTerm().getProperties(), field, NumericRange.parse(item.getItemWordTerm().getWord()));
-            default -> Optional.empty();
-        };
-    }
-
-    private static Optional<NumericRange> first(java.util.List<QueryTreeItem> children, String field) {
+    private static Optional<NumericRange> first(List<QueryItem> children, String field) {
         return children.isEmpty() ? Optional.empty() : firstRange(children.get(0), field);
     }
 
-    private static Optional<NumericRange> on(SearchProtocol.TermItemProperties properties, String field, NumericRange range) {
-        return properties.getIndex().equals(field) ? Optional.ofNullable(range) : Optional.empty();
+    private static Optional<NumericRange> on(String index, String field, NumericRange range) {
+        return index.equals(field) ? Optional.ofNullable(range) : Optional.empty();
     }
 
 }

@@ -15,14 +15,14 @@ import java.util.Optional;
  * (vespa.matchphase.diversity.attribute) is not implemented and fails naming it, as does a
  * match-phase attribute that is missing, not a number or not fast-search.
  */
-final class MatchPhaseSettings {
+public final class MatchPhaseSettings {
 
     private static final String PREFIX = "vespa.matchphase.degradation.";
 
     private MatchPhaseSettings() {}
 
     /** The limiter for this query, or empty if match-phase is off (no attribute or max-hits 0). */
-    static Optional<MatchPhaseLimiter> limiter(RankProfile profile, QueryProperties query, DocumentIndex index) {
+    public static Optional<MatchPhaseLimiter> limiter(RankProfile profile, QueryProperties query, DocumentIndex index) {
         Optional<String> diversity = property("vespa.matchphase.diversity.attribute", profile, query).filter(s -> ! s.isEmpty());
         if (diversity.isPresent())
             throw unsupported(profile, "match-phase diversity (attribute '" + diversity.get() + "') is not supported by this content engine");

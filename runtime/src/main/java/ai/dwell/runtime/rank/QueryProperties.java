@@ -1,6 +1,5 @@
 package ai.dwell.runtime.rank;
 
-import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
 import com.yahoo.io.GrowableByteBuffer;
 import com.yahoo.tensor.Tensor;
 import com.yahoo.tensor.TensorType;
@@ -19,7 +18,8 @@ import java.util.Set;
 
 /**
  * The rank properties and feature overrides of one request (strings and tensors in Vespa's binary
- * tensor format), keyed by name, e.g. "query(W_0)" or "vespa.now".
+ * tensor format), keyed by name, e.g. "query(W_0)" or "vespa.now". Made from a request at the engine's edge
+ * (ai.dwell.runtime.engine.query.ProtobufRequests); a feature override replaces a rank property of the same name.
  */
 public final class QueryProperties {
 
@@ -28,15 +28,11 @@ public final class QueryProperties {
     /** The names read through this view, or null when reads are not recorded. */
     private final Set<String> reads;
 
-    public QueryProperties(List<SearchProtocol.StringProperty> rankProperties, List<SearchProtocol.TensorProperty> tensorRankProperties,
-                           List<SearchProtocol.StringProperty> featureOverrides, List<SearchProtocol.TensorProperty> tensorFeatureOverrides) {
-        this.strings = new HashMap<>();
-        this.tensors = new HashMap<>();
+    /** Properties with these string and tensor values (the maps are copied). */
+    public QueryProperties(Map<String, String> strings, Map<String, byte[]> tensors) {
+        this.strings = new HashMap<>(strings);
+        this.tensors = new HashMap<>(tensors);
         this.reads = null;
-        for (var property : rankProperties) if (property.getValuesCount() > 0) strings.put(property.getName(), property.getValues(0));
-        for (var property : featureOverrides) if (property.getValuesCount() > 0) strings.put(property.getName(), property.getValues(0));
-        for (var property : tensorRankProperties) tensors.put(property.getName(), property.getValue().toByteArray());
-        for (var property : tensorFeatureOverrides) tensors.put(property.getName(), property.getValue().toByteArray());
     }
 
     private QueryProperties(QueryProperties source, Set<String> reads) {
@@ -61,17 +57,7 @@ public final class QueryProperties {
     }
 
     /** No properties: what verification compiles rank profiles with. */
-    public static QueryProperties none() { return new QueryProperties(List.of(), List.of(), List.of(), List.of()); }
-
-    public static QueryProperties of(SearchProtocol.SearchRequest request) {
-        return new QueryProperties(request.getRankPropertiesList(), request.getTensorRankPropertiesList(),
-                                   request.getFeatureOverridesList(), request.getTensorFeatureOverridesList());
-    }
-
-    public static QueryProperties of(SearchProtocol.DocsumRequest request) {
-        return new QueryProperties(request.getRankPropertiesList(), request.getTensorRankPropertiesList(),
-                                   request.getFeatureOverridesList(), request.getTensorFeatureOverridesList());
-    }
+    public static QueryProperties none() { return new QueryProperties(Map.of(), Map.of()); }
 
     public Optional<String> string(String name) {
         read(name);

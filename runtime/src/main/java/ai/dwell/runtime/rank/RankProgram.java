@@ -4,6 +4,8 @@ import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.match.NearestNeighborTerm;
 import ai.dwell.runtime.match.QueryTerm;
 
+import com.yahoo.tensor.Tensor;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -12,21 +14,32 @@ import java.util.Optional;
  * A rank profile compiled for one query over one document index: first and second phase, and the
  * match and summary features with the names they are presented under. Used by one thread.
  */
-final class RankProgram {
+public final class RankProgram {
 
     /** A feature to output, under its presented name. */
-    record OutputFeature(String name, Node node) {}
+    public record OutputFeature(String name, Node node) {
+
+        /** Whether the feature is a number (else a tensor). */
+        public boolean isNumber() { return node.type().rank() == 0; }
+
+        /** The feature's value for a document, as a number. */
+        public double number(int lid) { return node.number(lid); }
+
+        /** The feature's value for a document, as a tensor. */
+        public Tensor tensor(int lid) { return node.tensor(lid); }
+
+    }
 
     private final RankProfile profile;
     private final ExpressionCompiler compiler;
     private final Node firstPhase;
     private final Node secondPhase;
 
-    RankProgram(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms, QueryProperties query) {
+    public RankProgram(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms, QueryProperties query) {
         this(profile, assets, index, terms, List.of(), query);
     }
 
-    RankProgram(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms,
+    public RankProgram(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms,
                 List<NearestNeighborTerm> nearestNeighbors, QueryProperties query) {
         this.profile = profile;
         this.compiler = new ExpressionCompiler(profile, assets, index, terms, nearestNeighbors, query);
@@ -34,10 +47,10 @@ final class RankProgram {
         this.secondPhase = profile.secondPhase().map(compiler::compile).orElse(null);
     }
 
-    RankProfile profile() { return profile; }
+    public RankProfile profile() { return profile; }
 
     /** Whether the program depends on the query terms it was compiled with (text features, closeness). */
-    boolean readsTerms() { return compiler.readsTerms(); }
+    public boolean readsTerms() { return compiler.readsTerms(); }
 
     /** The clock second the program's now was taken from, if it uses the clock. */
     Optional<Long> clockSecond() { return compiler.clockSecond(); }
@@ -65,10 +78,10 @@ final class RankProgram {
     private double[] block = new double[0];
 
     /** Computes the first-phase scores of lids[0..count) into scores, a block of documents at a time. */
-    void firstPhase(int[] lids, int count, double[] scores) { firstPhase(lids, 0, count, scores); }
+    public void firstPhase(int[] lids, int count, double[] scores) { firstPhase(lids, 0, count, scores); }
 
     /** Computes the first-phase scores of lids[offset..offset+count) into scores[offset..offset+count). */
-    void firstPhase(int[] lids, int offset, int count, double[] scores) {
+    public void firstPhase(int[] lids, int offset, int count, double[] scores) {
         block = Batch.atLeast(block, Math.min(count, FIRST_PHASE_BLOCK));
         for (int from = 0; from < count; from += FIRST_PHASE_BLOCK) {
             int n = Math.min(FIRST_PHASE_BLOCK, count - from);
@@ -79,18 +92,18 @@ final class RankProgram {
         }
     }
 
-    boolean hasSecondPhase() { return secondPhase != null; }
+    public boolean hasSecondPhase() { return secondPhase != null; }
 
     /**
      * Computes the second-phase scores of all the given documents (the rerank window) in one block,
      * given their first-phase scores, into scores.
      */
-    void secondPhase(int[] lids, double[] firstPhaseScores, int count, double[] scores) {
+    public void secondPhase(int[] lids, double[] firstPhaseScores, int count, double[] scores) {
         secondPhase(lids, firstPhaseScores, 0, count, scores);
     }
 
     /** The second phase of the documents at [offset..offset+count) of the window, into scores[offset..offset+count). */
-    void secondPhase(int[] lids, double[] firstPhaseScores, int offset, int count, double[] scores) {
+    public void secondPhase(int[] lids, double[] firstPhaseScores, int offset, int count, double[] scores) {
         batch.start(count);
         System.arraycopy(lids, offset, batch.lids(), 0, count);
         System.arraycopy(firstPhaseScores, offset, batch.firstPhase(), 0, count);
@@ -105,9 +118,9 @@ final class RankProgram {
 
     private double[] secondBlock = new double[0];
 
-    List<OutputFeature> matchFeatures() { return outputs(profile.matchFeatures()); }
+    public List<OutputFeature> matchFeatures() { return outputs(profile.matchFeatures()); }
 
-    List<OutputFeature> summaryFeatures() { return outputs(profile.summaryFeatures()); }
+    public List<OutputFeature> summaryFeatures() { return outputs(profile.summaryFeatures()); }
 
     private List<OutputFeature> outputs(List<String> names) {
         List<OutputFeature> features = new ArrayList<>();

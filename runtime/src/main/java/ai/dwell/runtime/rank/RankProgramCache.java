@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * {@link Lease#close} gives it back. The node holds one cache per generation of its package, so a
  * redeploy starts empty. Bounded: a few signatures per profile, a few idle programs per signature.
  */
-final class RankProgramCache {
+public final class RankProgramCache {
 
     private static final int SIGNATURES_PER_PROFILE = 8;
     private static final int IDLE_PER_SIGNATURE = 8;
@@ -34,7 +34,7 @@ final class RankProgramCache {
     private final AtomicLong hits = new AtomicLong(), compiles = new AtomicLong();
 
     /** A program for the query, and whether it came from the cache. Close to give it back. */
-    final class Lease implements AutoCloseable {
+    public final class Lease implements AutoCloseable {
 
         private final RankProgram program;
         private final Entry entry; // null: not cacheable
@@ -46,9 +46,9 @@ final class RankProgramCache {
             this.cached = cached;
         }
 
-        RankProgram program() { return program; }
+        public RankProgram program() { return program; }
 
-        boolean cached() { return cached; }
+        public boolean cached() { return cached; }
 
         @Override
         public void close() {
@@ -62,7 +62,7 @@ final class RankProgramCache {
      * query values, else a newly compiled one. The match (its terms and nearest-neighbor terms) is asked for only
      * when a program is compiled.
      */
-    Lease borrow(RankProfile profile, RankAssets assets, DocumentIndex index, Supplier<MatchResult> match, QueryProperties query) {
+    public Lease borrow(RankProfile profile, RankAssets assets, DocumentIndex index, Supplier<MatchResult> match, QueryProperties query) {
         Signatures signatures = byProfile.computeIfAbsent(index.name() + "\u0000" + profile.name(), k -> new Signatures());
         long second = System.currentTimeMillis() / 1000;
         Optional<Taken> idle = signatures.take(query, second);
@@ -80,8 +80,8 @@ final class RankProgramCache {
     }
 
     /** Queries answered by a cached program, and programs compiled, since the node started. */
-    long hits() { return hits.get(); }
-    long compiles() { return compiles.get(); }
+    public long hits() { return hits.get(); }
+    public long compiles() { return compiles.get(); }
 
     /** What a program depends on: the values of the properties it read, and the clock second if it used the clock. */
     private record Signature(QueryProperties values, Set<String> reads, long clockSecond) {

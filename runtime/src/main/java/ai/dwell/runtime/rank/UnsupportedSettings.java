@@ -8,7 +8,7 @@ import java.util.function.DoublePredicate;
  * engine does not implement: a profile or query that sets one to anything but its no-op value fails,
  * naming it, rather than getting results silently different from Vespa's.
  */
-final class UnsupportedSettings {
+public final class UnsupportedSettings {
 
     /** Each property, with the values that leave results as this engine computes them. */
     private static final Map<String, DoublePredicate> NO_OP_VALUES = Map.of(
@@ -20,7 +20,7 @@ final class UnsupportedSettings {
     private UnsupportedSettings() {}
 
     /** Throws {@link UnsupportedFeatureException} naming the first unsupported setting in the query or profile. */
-    static void check(RankProfile profile, QueryProperties query) {
+    public static void check(RankProfile profile, QueryProperties query) {
         for (var entry : NO_OP_VALUES.entrySet()) {
             String name = entry.getKey();
             var value = query.string(name).or(() -> profile.property(name));

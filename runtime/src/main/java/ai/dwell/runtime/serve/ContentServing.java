@@ -1,8 +1,8 @@
 package ai.dwell.runtime.serve;
 
 import ai.dwell.runtime.index.ContentClusterConfig;
-import ai.dwell.runtime.rank.ContentNode;
-import ai.dwell.runtime.rank.SearchThreads;
+import ai.dwell.runtime.engine.ContentNode;
+import ai.dwell.runtime.engine.SearchThreads;
 import ai.dwell.runtime.serve.deploy.PackageServices;
 import ai.dwell.runtime.serve.feed.IndexedContent;
 import ai.dwell.runtime.serve.rpc.ProtonRpcServer;

@@ -1,9 +1,11 @@
 package ai.dwell.runtime.match;
 
+import ai.dwell.runtime.engine.query.ProtobufQueryTree;
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.index.IndexingScripts;
 import ai.dwell.runtime.index.TextIndex;
+import ai.dwell.runtime.match.query.QueryItem;
 import ai.dwell.runtime.rank.DwellPackage;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
@@ -153,6 +155,12 @@ public class QueryMatcherTest {
     }
 
     @Test
+    void unsupportedItemsFailWithAMessageNamingThem() {
+        assertEquals("Query item prefix_term is not supported by this content engine",
+                     assertThrows(UnsupportedQueryException.class, () -> matches(new com.yahoo.prelude.query.PrefixItem("fo", "text"))).getMessage());
+    }
+
+    @Test
     void aTermOnAFieldThisTypeDoesNotHaveMatchesNothing() {
         // a query over all types (e.g. ?query=x on the default index) reaches types without that field:
         // proton resolves the term to no field there and matches nothing (blueprintbuilder.cpp), no error
@@ -192,10 +200,10 @@ public class QueryMatcherTest {
         return ids.stream().sorted().toList();
     }
 
-    private static ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol.QueryTree tree(Item root) {
+    private static QueryItem tree(Item root) {
         Query query = new Query("?ranking=freshness");
         query.getModel().getQueryTree().setRoot(root);
-        return DwellPackage.request(query, 10).getQueryTree();
+        return ProtobufQueryTree.translate(DwellPackage.request(query, 10).getQueryTree());
     }
 
     private static PhraseItem phrase(String... words) {

@@ -1,11 +1,11 @@
 package ai.dwell.runtime.rank;
 
+import ai.dwell.runtime.engine.ScoreOrder;
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtSession;
-import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentTypeManager;
@@ -45,8 +45,7 @@ public class NeuralBenchmarkTest {
             lids[i] = index.put(comment);
         }
         index.importFrom(Map.of("comment", index, "author", new DocumentIndex(cluster.schema("author"), types)));
-        var query = new QueryProperties(List.of(SearchProtocol.StringProperty.newBuilder().setName("vespa.now").addValues(String.valueOf(now)).build()),
-                                        List.of(), List.of(), List.of());
+        var query = new QueryProperties(Map.of("vespa.now", String.valueOf(now)), Map.of());
         try (RankAssets assets = new RankAssets(cluster.schema("comment"), cluster.packageDir())) {
             double[] firstPhase = new double[DOCUMENTS], neural = new double[DOCUMENTS], onnx = new double[DOCUMENTS];
             RankProgram neuralProgram = program(assets, "neural", index, query), onnxProgram = program(assets, "neural_onnx", index, query);

@@ -9,7 +9,7 @@ import com.yahoo.tensor.Tensor;
 
 /**
  * Builds the {@code slime_summaries} of a docsum reply, in the shape that
- * {@link ai.dwell.runtime.rank.SearchBackend#getDocsums} describes:
+ * {@link ai.dwell.runtime.engine.SearchBackend#getDocsums} describes:
  * {@code {docsums:[{docsum:{...}}, ...], errors:[{type, message}]}}.
  * Add one entry per requested global id, in request order: a docsum, or {@link #addMissing()}.
  * Not thread safe.

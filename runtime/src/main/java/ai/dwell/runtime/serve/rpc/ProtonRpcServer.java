@@ -1,7 +1,7 @@
 package ai.dwell.runtime.serve.rpc;
 
+import ai.dwell.runtime.engine.SearchBackend;
 import ai.dwell.runtime.format.BixCodec;
-import ai.dwell.runtime.rank.SearchBackend;
 import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.yahoo.jrt.Acceptor;

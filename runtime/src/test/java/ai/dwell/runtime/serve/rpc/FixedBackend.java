@@ -1,6 +1,6 @@
 package ai.dwell.runtime.serve.rpc;
 
-import ai.dwell.runtime.rank.SearchBackend;
+import ai.dwell.runtime.engine.SearchBackend;
 import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
 import com.google.protobuf.ByteString;
 import com.yahoo.document.DocumentId;

@@ -1,0 +1,87 @@
+package ai.dwell.runtime.engine;
+
+import ai.dwell.runtime.engine.query.DocsumQuery;
+import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.match.QueryMatcher;
+import ai.dwell.runtime.rank.RankProfile;
+import ai.dwell.runtime.rank.RankProgram;
+import ai.dwell.runtime.rank.RankProgramCache;
+import com.yahoo.document.GlobalId;
+import com.yahoo.slime.BinaryFormat;
+import com.yahoo.slime.Cursor;
+import com.yahoo.slime.Slime;
+import com.yahoo.vespa.config.search.SummaryConfig;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The summaries of the documents a docsum request names, in its order, as binary Slime
+ * {docsums:[{docsum:{...}}], errors:[...]}; summary and match features are computed with the request's rank
+ * profile, by a program compiled (or taken from the cache) once per document type, on the first document that
+ * asks for them. Call under the node's read lock.
+ */
+final class Docsums {
+
+    private final NodeIndexes node;
+    private final RankProgramCache programCache;
+
+    Docsums(NodeIndexes node, RankProgramCache programCache) {
+        this.node = node;
+        this.programCache = programCache;
+    }
+
+    byte[] write(DocsumQuery query) {
+        Slime slime = new Slime();
+        Cursor root = slime.setObject();
+        Cursor docsums = root.setArray("docsums");
+        Cursor errors = root.setArray("errors");
+        Map<String, RankProgramCache.Lease> programs = new LinkedHashMap<>();
+        try {
+            for (GlobalId gid : query.globalIds()) {
+                Cursor entry = docsums.addObject();
+                for (DocumentIndex index : node.searched(query.documentType())) {
+                    int lid = index.localId(gid);
+                    if (lid < 0) continue;
+                    try {
+                        SummaryConfig.Classes summaryClass = summaryClass(index, query.summaryClass());
+                        DocsumWriter.write(entry.setObject("docsum"), index, lid, summaryClass, query.fields(), featureSource(programs, index, query));
+                    }
+                    catch (IllegalArgumentException e) {
+                        errors.addObject().setString("message", e.getMessage());
+                    }
+                    break;
+                }
+            }
+        }
+        finally {
+            programs.values().forEach(RankProgramCache.Lease::close);
+        }
+        return BinaryFormat.encode(slime);
+    }
+
+    private DocsumWriter.FeatureSource featureSource(Map<String, RankProgramCache.Lease> programs, DocumentIndex index, DocsumQuery query) {
+        Optional<RankProfile> profile = node.profile(index, query.rankProfile());
+        if (profile.isEmpty()) return null;
+        return new DocsumWriter.FeatureSource() {
+            private RankProgram program() {
+                return programs.computeIfAbsent(index.name(), name -> programCache.borrow(
+                        profile.get(), node.assets(name), index,
+                        () -> QueryMatcher.match(index, query.root(), NearestNeighborContext.of(query.properties(), profile.get())),
+                        query.properties())).program();
+            }
+            @Override public List<RankProgram.OutputFeature> summaryFeatures() { return program().summaryFeatures(); }
+            @Override public List<RankProgram.OutputFeature> matchFeatures() { return program().matchFeatures(); }
+        };
+    }
+
+    private static SummaryConfig.Classes summaryClass(DocumentIndex index, String name) {
+        SummaryConfig summary = index.schema().summary();
+        for (SummaryConfig.Classes c : summary.classes())
+            if (name.isEmpty() ? c.id() == summary.defaultsummaryid() : c.name().equals(name)) return c;
+        throw new IllegalArgumentException("No summary class '" + name + "' in schema '" + index.name() + "'");
+    }
+
+}

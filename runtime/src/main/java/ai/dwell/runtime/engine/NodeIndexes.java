@@ -1,0 +1,75 @@
+package ai.dwell.runtime.engine;
+
+import ai.dwell.runtime.index.ContentClusterConfig;
+import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.index.SchemaConfigs;
+import ai.dwell.runtime.rank.RankAssets;
+import ai.dwell.runtime.rank.RankProfile;
+import ai.dwell.runtime.rank.UnsupportedFeatureException;
+import com.yahoo.document.DocumentTypeManager;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The document indexes of one content node, one per document type of its cluster (imported fields
+ * resolved between them), with each schema's rank assets. Not synchronized: the content node locks.
+ */
+final class NodeIndexes implements AutoCloseable {
+
+    private final ContentClusterConfig config;
+    private final int distributionKey;
+    private final Map<String, DocumentIndex> indexes = new LinkedHashMap<>();
+    private final Map<String, RankAssets> assets = new LinkedHashMap<>();
+
+    NodeIndexes(ContentClusterConfig config, int distributionKey) {
+        if ( ! config.distributionKeys().contains(distributionKey))
+            throw new IllegalArgumentException("No node with distribution key " + distributionKey + " in " + config.clusterName() + ": " + config.distributionKeys());
+        this.config = config;
+        this.distributionKey = distributionKey;
+        DocumentTypeManager types = new DocumentTypeManager(config.documentManager());
+        for (SchemaConfigs schema : config.schemas().values()) {
+            indexes.put(schema.name(), new DocumentIndex(schema, types));
+            assets.put(schema.name(), new RankAssets(schema, config.packageDir()));
+        }
+        for (DocumentIndex index : indexes.values()) index.importFrom(indexes);
+    }
+
+    int distributionKey() { return distributionKey; }
+
+    /** The index of a document type; fails if the cluster has no such type. */
+    DocumentIndex index(String documentType) {
+        DocumentIndex index = indexes.get(documentType);
+        if (index == null) throw new IllegalArgumentException("No document type '" + documentType + "' in content cluster '" + config.clusterName() + "'");
+        return index;
+    }
+
+    /** The indexes a request for this document type ("" for all) searches. */
+    List<DocumentIndex> searched(String documentType) {
+        if (documentType.isEmpty()) return List.copyOf(indexes.values());
+        return List.of(index(documentType));
+    }
+
+    /** The indexes a search of this document type ("" for all) with this rank profile ranks: those whose schema has it; fails if none has. */
+    List<DocumentIndex> searched(String documentType, String profileName) {
+        List<DocumentIndex> searched = searched(documentType).stream().filter(index -> profile(index, profileName).isPresent()).toList();
+        if (searched.isEmpty())
+            throw new UnsupportedFeatureException("No rank profile '" + profileName + "' in " + (documentType.isEmpty() ? "any schema" : "schema '" + documentType + "'"));
+        return searched;
+    }
+
+    Optional<RankProfile> profile(DocumentIndex index, String profileName) { return assets(index.name()).profile(profileName); }
+
+    RankAssets assets(String schema) { return assets.get(schema); }
+
+    /** The number of documents, all types. */
+    long activeDocuments() {
+        return indexes.values().stream().mapToLong(DocumentIndex::documentCount).sum();
+    }
+
+    @Override
+    public void close() { assets.values().forEach(RankAssets::close); }
+
+}

@@ -1,0 +1,110 @@
+package ai.dwell.runtime.engine;
+
+import ai.dwell.runtime.rank.RankProgram;
+
+import java.util.BitSet;
+
+/**
+ * Multi-phase ranking of the matches in one index: the first phase over all matches, the second phase
+ * over the best rerank-count of them (the profile's vespa.hitcollector.heapsize, or the request's
+ * override), all of that window in one block. Hits that were not reranked keep their first-phase order
+ * below the reranked ones: their scores are shifted down so that the best of them is just below the
+ * lowest second-phase score (Vespa rescales them linearly instead). Works on primitive arrays only.
+ * Only as many of the best hits as the caller needs are put in order (a selection, not a full sort).
+ */
+final class Ranker {
+
+    /** The best matches of one index (all, or the best ones asked for), best first: local ids and their relevance. */
+    record Ranked(String documentType, int[] lids, double[] relevance, long firstPhaseNanos, long secondPhaseNanos, int reranked, int matched) {
+        int size() { return lids.length; }
+    }
+
+    private Ranker() {}
+
+    /** Ranks all matches, and returns them all in order. */
+    static Ranked rank(String documentType, RankProgram program, BitSet matches, int rerankCount) {
+        return rank(documentType, program, matches, rerankCount, Integer.MAX_VALUE);
+    }
+
+    /** Ranks all matches, and returns the best of them in order: at least wanted (when there are as many). */
+    static Ranked rank(String documentType, RankProgram program, BitSet matches, int rerankCount, int wanted) {
+        return rank(documentType, new RankProgram[] { program }, matches, rerankCount, wanted, new PartitionRunner(null));
+    }
+
+    /**
+     * Ranks all matches on as many threads as there are programs (one program per thread, compiled for the same
+     * query), and returns the best of them in order, exactly as on one thread. The matches are split into
+     * contiguous ranges of local ids; each thread computes the first phase of its range and selects its best,
+     * those are merged, and the rerank window is split over the threads for the second phase, as proton
+     * splits the document id space between a query's threads.
+     */
+    static Ranked rank(String documentType, RankProgram[] programs, BitSet matches, int rerankCount, int wanted, PartitionRunner runner) {
+        int n = matches.cardinality();
+        int[] lids = new int[n];
+        int i = 0;
+        for (int lid = matches.nextSetBit(0); lid >= 0; lid = matches.nextSetBit(lid + 1)) lids[i++] = lid;
+        double[] scores = new double[n];
+        RankProgram program = programs[0];
+        int reranked = program.hasSecondPhase() ? Math.max(0, Math.min(rerankCount, n)) : 0;
+        // the window, the best hit below it (for the shift), and what the caller wants
+        int kept = (int) Math.min(n, Math.max((long) wanted, reranked + 1L));
+        int threads = Math.max(1, Math.min(programs.length, n));
+        long start = System.nanoTime();
+        int[] order;
+        if (threads == 1) {
+            program.firstPhase(lids, n, scores);
+            order = ScoreOrder.top(scores, n, kept);
+        }
+        else {
+            int[][] best = new int[threads][];
+            runner.run(threads, p -> {
+                int from = (int) ((long) n * p / threads), to = (int) ((long) n * (p + 1) / threads);
+                programs[p].firstPhase(lids, from, to - from, scores);
+                best[p] = ScoreOrder.top(scores, from, to, kept);
+            });
+            order = ScoreOrder.merge(best, scores, kept);
+        }
+        long firstPhaseNanos = System.nanoTime() - start;
+        int[] rankedLids = new int[kept];
+        double[] relevance = new double[kept];
+        long secondStart = System.nanoTime();
+        if (reranked > 0) {
+            int[] windowLids = new int[reranked];
+            double[] windowFirst = new double[reranked];
+            for (int r = 0; r < reranked; r++) {
+                windowLids[r] = lids[order[r]];
+                windowFirst[r] = scores[order[r]];
+            }
+            double[] second = new double[reranked];
+            int secondThreads = Math.min(threads, reranked);
+            if (secondThreads == 1) program.secondPhase(windowLids, windowFirst, reranked, second);
+            else runner.run(secondThreads, p -> {
+                int from = (int) ((long) reranked * p / secondThreads), to = (int) ((long) reranked * (p + 1) / secondThreads);
+                programs[p].secondPhase(windowLids, windowFirst, from, to - from, second);
+            });
+            int[] secondOrder = ScoreOrder.descending(second, reranked);
+            double lowestSecond = Double.POSITIVE_INFINITY;
+            for (int r = 0; r < reranked; r++) {
+                rankedLids[r] = windowLids[secondOrder[r]];
+                relevance[r] = second[secondOrder[r]];
+                lowestSecond = Math.min(lowestSecond, relevance[r]);
+            }
+            if (reranked < kept) {
+                double bestRest = scores[order[reranked]];
+                double shift = bestRest >= lowestSecond ? lowestSecond - bestRest - Math.ulp(lowestSecond) : 0;
+                for (int r = reranked; r < kept; r++) {
+                    rankedLids[r] = lids[order[r]];
+                    relevance[r] = scores[order[r]] + shift;
+                }
+            }
+        }
+        else {
+            for (int r = 0; r < kept; r++) {
+                rankedLids[r] = lids[order[r]];
+                relevance[r] = scores[order[r]];
+            }
+        }
+        return new Ranked(documentType, rankedLids, relevance, firstPhaseNanos, reranked > 0 ? System.nanoTime() - secondStart : 0, reranked, n);
+    }
+
+}

@@ -1,0 +1,23 @@
+package ai.dwell.runtime.engine.query;
+
+import ai.dwell.runtime.match.query.QueryItem;
+import ai.dwell.runtime.rank.QueryProperties;
+import com.yahoo.document.GlobalId;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A request for the summaries of some documents, as the content engine serves it: the documents, the
+ * summary class ("" for the schema's default) and fields (empty for all), and the query they matched,
+ * with its rank profile and properties, from which summary and match features are computed.
+ */
+public record DocsumQuery(String documentType, String rankProfile, String summaryClass, Set<String> fields,
+                          List<GlobalId> globalIds, QueryItem root, QueryProperties properties) {
+
+    public DocsumQuery {
+        fields = Set.copyOf(fields);
+        globalIds = List.copyOf(globalIds);
+    }
+
+}

@@ -1,0 +1,100 @@
+package ai.dwell.runtime.engine.query;
+
+import ai.dwell.runtime.match.query.QueryItem;
+import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
+import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol.QueryTreeItem;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Translates the protobuf query tree of a search request (as container-search serializes it) into the
+ * engine's {@link QueryItem} tree. An item the engine does not support becomes {@link QueryItem.Unsupported},
+ * with the message matching fails with: "Query item X is not supported by this content engine", a range
+ * with a hit limit or diversity, a phrase of anything but words.
+ */
+public final class ProtobufQueryTree {
+
+    private ProtobufQueryTree() {}
+
+    /** The query tree; one without a root matches every active document. */
+    public static QueryItem translate(SearchProtocol.QueryTree tree) {
+        return tree.hasRoot() ? translate(tree.getRoot()) : new QueryItem.True();
+    }
+
+    public static QueryItem translate(QueryTreeItem item) {
+        return switch (item.getItemCase()) {
+            case ITEM_TRUE -> new QueryItem.True();
+            case ITEM_FALSE -> new QueryItem.False();
+            case ITEM_AND -> new QueryItem.And(children(item.getItemAnd().getChildrenList()));
+            case ITEM_OR -> new QueryItem.Or(children(item.getItemOr().getChildrenList()));
+            case ITEM_AND_NOT -> new QueryItem.AndNot(children(item.getItemAndNot().getChildrenList()));
+            case ITEM_RANK -> new QueryItem.Rank(children(item.getItemRank().getChildrenList()));
+            case ITEM_WEAK_AND -> new QueryItem.WeakAnd(children(item.getItemWeakAnd().getChildrenList()), item.getItemWeakAnd().getTargetNumHits());
+            case ITEM_WORD_TERM -> term(item.getItemWordTerm().getProperties(), item.getItemWordTerm().getWord(), QueryItem.TermType.WORD);
+            case ITEM_EXACTSTRING_TERM -> term(item.getItemExactstringTerm().getProperties(), item.getItemExactstringTerm().getWord(), QueryItem.TermType.EXACT_STRING);
+            case ITEM_INTEGER_TERM -> term(item.getItemIntegerTerm().getProperties(), Long.toString(item.getItemIntegerTerm().getNumber()), QueryItem.TermType.INTEGER);
+            case ITEM_FLOATING_POINT_TERM -> term(item.getItemFloatingPointTerm().getProperties(), Double.toString(item.getItemFloatingPointTerm().getNumber()), QueryItem.TermType.FLOATING_POINT);
+            case ITEM_INTEGER_RANGE_TERM -> integerRange(item.getItemIntegerRangeTerm());
+            case ITEM_FLOATING_POINT_RANGE_TERM -> floatRange(item.getItemFloatingPointRangeTerm());
+            case ITEM_PHRASE -> phrase(item.getItemPhrase());
+            case ITEM_STRING_IN -> new QueryItem.In(item.getItemStringIn().getProperties().getIndex(), item.getItemStringIn().getWordsList());
+            case ITEM_NUMERIC_IN -> new QueryItem.In(item.getItemNumericIn().getProperties().getIndex(),
+                                                     item.getItemNumericIn().getNumbersList().stream().map(String::valueOf).toList());
+            case ITEM_NEAREST_NEIGHBOR -> nearestNeighbor(item.getItemNearestNeighbor());
+            default -> new QueryItem.Unsupported("Query item " + item.getItemCase().name().toLowerCase(Locale.ROOT).replaceFirst("^item_", "")
+                                                 + " is not supported by this content engine");
+        };
+    }
+
+    private static List<QueryItem> children(List<QueryTreeItem> children) {
+        List<QueryItem> result = new ArrayList<>(children.size());
+        for (QueryTreeItem child : children) result.add(translate(child));
+        return result;
+    }
+
+    private static QueryItem term(SearchProtocol.TermItemProperties properties, String word, QueryItem.TermType type) {
+        return new QueryItem.Term(properties.getIndex(), word, type, weight(properties), ! properties.getDoNotRank());
+    }
+
+    /** The item's weight, 100 unless set. */
+    private static int weight(SearchProtocol.TermItemProperties properties) {
+        return properties.hasItemWeight() ? properties.getItemWeight() : 100;
+    }
+
+    private static QueryItem integerRange(SearchProtocol.ItemIntegerRangeTerm range) {
+        if (range.getHasRangeLimit() || range.getWithDiversity()) return unsupportedRange(range.getProperties());
+        return new QueryItem.Range(range.getProperties().getIndex(), range.getLowerLimit(), range.getLowerInclusive(),
+                                   range.getUpperLimit(), range.getUpperInclusive());
+    }
+
+    private static QueryItem floatRange(SearchProtocol.ItemFloatingPointRangeTerm range) {
+        if (range.getHasRangeLimit() || range.getWithDiversity()) return unsupportedRange(range.getProperties());
+        return new QueryItem.Range(range.getProperties().getIndex(), range.getLowerLimit(), range.getLowerInclusive(),
+                                   range.getUpperLimit(), range.getUpperInclusive());
+    }
+
+    private static QueryItem unsupportedRange(SearchProtocol.TermItemProperties properties) {
+        return new QueryItem.Unsupported("Range with a hit limit or diversity on '" + properties.getIndex() + "' is not supported by this content engine");
+    }
+
+    private static QueryItem phrase(SearchProtocol.ItemPhrase phrase) {
+        List<String> words = new ArrayList<>();
+        for (QueryTreeItem child : phrase.getChildrenList()) {
+            if (child.getItemCase() != QueryTreeItem.ItemCase.ITEM_WORD_TERM)
+                return new QueryItem.Unsupported("Phrase containing " + child.getItemCase() + " is not supported by this content engine");
+            words.add(child.getItemWordTerm().getWord());
+        }
+        return new QueryItem.Phrase(phrase.getProperties().getIndex(), words, weight(phrase.getProperties()), ! phrase.getProperties().getDoNotRank());
+    }
+
+    private static QueryItem nearestNeighbor(SearchProtocol.ItemNearestNeighbor item) {
+        return new QueryItem.NearestNeighbor(item.getProperties().getIndex(), item.getProperties().getUniqueId(), item.getQueryTensorName(),
+                                             item.getTargetNumHits(), item.getExploreAdditionalHits(), item.getAllowApproximate(),
+                                             item.hasApproximateThreshold() ? Optional.of(item.getApproximateThreshold()) : Optional.empty(),
+                                             item.getDistanceThreshold());
+    }
+
+}

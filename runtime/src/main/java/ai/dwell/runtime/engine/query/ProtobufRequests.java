@@ -1,0 +1,73 @@
+package ai.dwell.runtime.engine.query;
+
+import ai.dwell.runtime.engine.sort.SortField;
+import ai.dwell.runtime.rank.QueryProperties;
+import ai.dwell.runtime.rank.UnsupportedFeatureException;
+import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
+import com.google.protobuf.ByteString;
+import com.yahoo.document.GlobalId;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The engine's edge: translates search and docsum requests of proton's protocol into {@link SearchQuery} and
+ * {@link DocsumQuery}, once, so that nothing behind it reads the wire format.
+ */
+public final class ProtobufRequests {
+
+    private ProtobufRequests() {}
+
+    public static SearchQuery search(SearchProtocol.SearchRequest request) {
+        if ( ! request.getQueryTreeBlob().isEmpty() && ! request.hasQueryTree())
+            throw new UnsupportedFeatureException("Only the protobuf query_tree is supported, not query_tree_blob");
+        QueryProperties properties = properties(request);
+        List<SortField> sorting = sorting(request.getSortingList());
+        return new SearchQuery(request.getDocumentType(), profile(request.getRankProfile()), request.getOffset(), request.getHits(),
+                               request.getTimeout(), request.getTraceLevel(), sorting, request.getGroupingBlob().toByteArray(),
+                               ProtobufQueryTree.translate(request.getQueryTree()), properties);
+    }
+
+    public static DocsumQuery docsum(SearchProtocol.DocsumRequest request) {
+        List<GlobalId> globalIds = new ArrayList<>(request.getGlobalIdsCount());
+        for (ByteString rawGid : request.getGlobalIdsList()) globalIds.add(new GlobalId(rawGid.toByteArray()));
+        return new DocsumQuery(request.getDocumentType(), profile(request.getRankProfile()), request.getSummaryClass(),
+                               new HashSet<>(request.getFieldsList()), globalIds,
+                               ProtobufQueryTree.translate(request.getQueryTree()), properties(request));
+    }
+
+    /** The rank properties and feature overrides of a search request; an override replaces a property of the same name. */
+    public static QueryProperties properties(SearchProtocol.SearchRequest request) {
+        return properties(request.getRankPropertiesList(), request.getTensorRankPropertiesList(),
+                          request.getFeatureOverridesList(), request.getTensorFeatureOverridesList());
+    }
+
+    public static QueryProperties properties(SearchProtocol.DocsumRequest request) {
+        return properties(request.getRankPropertiesList(), request.getTensorRankPropertiesList(),
+                          request.getFeatureOverridesList(), request.getTensorFeatureOverridesList());
+    }
+
+    public static QueryProperties properties(List<SearchProtocol.StringProperty> rankProperties, List<SearchProtocol.TensorProperty> tensorRankProperties,
+                                             List<SearchProtocol.StringProperty> featureOverrides, List<SearchProtocol.TensorProperty> tensorFeatureOverrides) {
+        Map<String, String> strings = new LinkedHashMap<>();
+        Map<String, byte[]> tensors = new LinkedHashMap<>();
+        for (var property : rankProperties) if (property.getValuesCount() > 0) strings.put(property.getName(), property.getValues(0));
+        for (var property : featureOverrides) if (property.getValuesCount() > 0) strings.put(property.getName(), property.getValues(0));
+        for (var property : tensorRankProperties) tensors.put(property.getName(), property.getValue().toByteArray());
+        for (var property : tensorFeatureOverrides) tensors.put(property.getName(), property.getValue().toByteArray());
+        return new QueryProperties(strings, tensors);
+    }
+
+    /** The sort fields of a request, in order. */
+    public static List<SortField> sorting(List<SearchProtocol.SortField> fields) {
+        List<SortField> result = new ArrayList<>(fields.size());
+        for (var field : fields) result.add(SortField.parse(field.getField(), field.getAscending()));
+        return result;
+    }
+
+    private static String profile(String name) { return name.isEmpty() ? "default" : name; }
+
+}

@@ -1,0 +1,82 @@
+package ai.dwell.runtime.match.query;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The content engine's own query tree: what a request asks to match, independent of the wire format it
+ * came in (see ai.dwell.runtime.engine.query.ProtobufQueryTree). Each item is an immutable record; composites hold
+ * their children in the request's order, which matching keeps (ranked terms are collected in that order).
+ */
+public sealed interface QueryItem {
+
+    /** The weight of this item as weakAnd weighs its children: the item's weight, 100 unless set. */
+    default int weight() { return 100; }
+
+    /** Matches every active document. */
+    record True() implements QueryItem {}
+
+    /** Matches nothing. */
+    record False() implements QueryItem {}
+
+    /** Documents matched by all children (none when there are no children). */
+    record And(List<QueryItem> children) implements QueryItem {
+        public And { children = List.copyOf(children); }
+    }
+
+    /** Documents matched by any child. */
+    record Or(List<QueryItem> children) implements QueryItem {
+        public Or { children = List.copyOf(children); }
+    }
+
+    /** Documents matched by the first child and none of the others. */
+    record AndNot(List<QueryItem> children) implements QueryItem {
+        public AndNot { children = List.copyOf(children); }
+    }
+
+    /** Documents matched by the first child; the others only contribute terms to ranking. */
+    record Rank(List<QueryItem> children) implements QueryItem {
+        public Rank { children = List.copyOf(children); }
+    }
+
+    /** WAND over the children: the targetHits best by the sum of the weights of the children they match. */
+    record WeakAnd(List<QueryItem> children, int targetHits) implements QueryItem {
+        public WeakAnd { children = List.copyOf(children); }
+    }
+
+    /** What kind of term a {@link Term} was sent as. */
+    enum TermType { WORD, EXACT_STRING, INTEGER, FLOATING_POINT }
+
+    /**
+     * A term searched in an index or fieldset ("" for the default): a word, an exact string, or a number
+     * (as text; numeric terms may be ranges "[a;b]", "&lt;a", "&gt;a"). Ranked unless the request says not to.
+     */
+    record Term(String index, String word, TermType type, int weight, boolean ranked) implements QueryItem {}
+
+    /** The documents whose numeric attribute value lies in a range. */
+    record Range(String index, double low, boolean lowInclusive, double high, boolean highInclusive) implements QueryItem {}
+
+    /** The words (not lowercased) in consecutive positions of an indexed field. */
+    record Phrase(String index, List<String> words, int weight, boolean ranked) implements QueryItem {
+        public Phrase { words = List.copyOf(words); }
+    }
+
+    /** Documents whose attribute holds any of the terms (STRING_IN and NUMERIC_IN). */
+    record In(String index, List<String> words) implements QueryItem {
+        public In { words = List.copyOf(words); }
+    }
+
+    /**
+     * The targetHits documents whose vector in the field is closest to the query tensor, with the item's
+     * search settings: approximateThreshold when the item sets it, distanceThreshold when positive.
+     */
+    record NearestNeighbor(String field, int uniqueId, String queryTensorName, int targetHits, int exploreAdditionalHits,
+                           boolean allowApproximate, Optional<Double> approximateThreshold, double distanceThreshold) implements QueryItem {}
+
+    /**
+     * An item this content engine does not support, kept in the tree so that matching fails with this
+     * message where it reaches it, as it did when the wire format was matched directly.
+     */
+    record Unsupported(String message) implements QueryItem {}
+
+}

@@ -1,5 +1,0 @@
-package ai.dwell.runtime.rank;
-
-/** A ranked document: which index it is in, its local id, its relevance, and its sort blob when the query sorts (else null). */
-record RankedHit(String documentType, int lid, double relevance, byte[] sortData) {
-}
