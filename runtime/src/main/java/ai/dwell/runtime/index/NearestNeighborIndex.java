@@ -64,6 +64,36 @@ public final class NearestNeighborIndex {
     public int dimensions() { return dimensions; }
     public DistanceMetric metric() { return metric; }
     public boolean hasGraph() { return hnsw != null; }
+    /** The HNSW settings, or null for exact search only. */
+    public HnswSettings hnsw() { return hnsw; }
+
+    /**
+     * PLACEHOLDER until branch persist-hnsw is merged (which writes the graph and restores it without inserting):
+     * writes the live vectors in insertion order; {@link #readFrom} inserts them again.
+     */
+    public void writeTo(ai.dwell.runtime.format.StateOutput out) throws java.io.IOException {
+        out.writeInt(alive);
+        for (int ord = 0; ord < ords; ord++) {
+            if (dead.get(ord)) continue;
+            out.writeInt(lidOfOrd[ord]);
+            out.writeFloats(vectors[ord], 0, dimensions);
+        }
+    }
+
+    /** PLACEHOLDER (see {@link #writeTo}): reads the vectors and inserts them one by one. */
+    public static NearestNeighborIndex readFrom(ai.dwell.runtime.format.StateInput in, int dimensions, DistanceMetric metric,
+                                                HnswSettings hnsw) throws java.io.IOException {
+        NearestNeighborIndex index = new NearestNeighborIndex(dimensions, metric, hnsw);
+        int count = in.readLength(4 + 4L * dimensions);
+        for (int i = 0; i < count; i++) {
+            int lid = in.readInt();
+            float[] vector = new float[dimensions];
+            in.readFloats(vector, 0, dimensions);
+            if (lid <= 0) throw new ai.dwell.runtime.format.CorruptStateException("Vector of local id " + lid);
+            index.set(lid, vector);
+        }
+        return index;
+    }
     /** The number of documents with a vector. */
     public int size() { return alive; }
 

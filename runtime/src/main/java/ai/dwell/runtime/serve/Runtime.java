@@ -161,6 +161,8 @@ public class Runtime implements Deployments, AutoCloseable {
         IndexFollower follower = null;
         PackageEmbedders packageEmbedders = null;
         try {
+            // The flushed index state first; subscribing then indexes only what the state does not hold
+            content.loadState(data.index(), IndexingIdentity.of(indexingScripts, deployedDir));
             Optional<Linguistics> linguistics = PackageLinguistics.of(model, services.containerCluster());
             // Statements that embed need the package's embedders: made here when Vespa's own kinds, else the container's
             boolean embeds = IndexingScripts.usesEmbedders(indexingScripts);
@@ -192,6 +194,7 @@ public class Runtime implements Deployments, AutoCloseable {
                 log.info("Indexed " + documents.documentCount() + " documents with the container's embedders " + embedders.keySet() +
                          " in " + (System.nanoTime() - indexingStart) / 1_000_000 + " ms");
             }
+            content.startFlushing();
             if ( ! content.awaitReady(Duration.ofSeconds(30)))
                 log.warning("The container has not reached every content node 30 s after start");
             active = new Generation(session, deployedDir, model, services, container, content, documents, follower, packageEmbedders, built.log());
