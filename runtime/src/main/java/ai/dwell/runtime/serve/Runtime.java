@@ -61,6 +61,7 @@ public class Runtime implements Deployments, AutoCloseable {
     private static final String INDEXING_PROCESSOR = "/docprocchains/chain/indexing/component/com.yahoo.docprocs.indexing.IndexingProcessor";
 
     private Generation active;
+    private volatile boolean activating = false;
     private DocumentStore store;
     private DocumentmanagerConfig storeTypes;
 
@@ -126,7 +127,16 @@ public class Runtime implements Deployments, AutoCloseable {
         return active == null ? null : toActive(active);
     }
 
+    @Override
+    public boolean activating() { return activating; }
+
     private Generation activate(long session, Path deployedDir) {
+        activating = true;
+        try { return activateNow(session, deployedDir); }
+        finally { activating = false; }
+    }
+
+    private Generation activateNow(long session, Path deployedDir) {
         long start = System.nanoTime();
         ModelBuilder.Built built = ModelBuilder.build(deployedDir);
         String containerId = PackageServices.of(built.model(), deployedDir).containerCluster();
