@@ -189,7 +189,7 @@ public class Runtime implements Deployments, AutoCloseable {
                 documents.subscribe(follower);
                 CachingEmbedder.storeIndexed();
                 content.setReady();
-                log.info("Indexed " + documents.documentCount() + " documents before the container started, in " +
+                log.info("Content nodes hold the store's " + documents.documentCount() + " documents before the container started, after " +
                          (System.nanoTime() - indexingStart) / 1_000_000 + " ms");
             }
             container = ContainerHost.start(served, services.containerCluster());
