@@ -138,9 +138,9 @@ public class NearestNeighborIndexStateTest {
         assertThrows(CorruptStateException.class, () -> read(file, DistanceMetric.EUCLIDEAN, HNSW));
     }
 
-    /** State with a valid checksum whose graph does not hold together: written by a bug, not damaged on disk. */
+    /** State with a valid checksum that does not hold together: written by a bug, not damaged on disk. */
     @Test
-    void malformedGraphsAreRefused() throws IOException {
+    void malformedStateIsRefused() throws IOException {
         Corpus corpus = new Corpus(61);
         NearestNeighborIndex index = corpus.populated(DistanceMetric.PRENORMALIZED_ANGULAR, HNSW);
         byte[] state = bytes(index);
@@ -158,6 +158,9 @@ public class NearestNeighborIndexStateTest {
             assertMalformed(state, layout.topLevelNeighbors, layout.firstNodeNotOnTopLevel());
         assertMalformed(state, layout.alive, layout.intAt(layout.alive) + 1);           // counts that disagree
         assertMalformed(state, layout.ordinalsAt, Integer.MAX_VALUE);                  // more vectors than the state holds
+        assertMalformed(state, layout.lidOfOrd + 4 * 2, layout.intAt(layout.lidOfOrd + 4)); // two live vectors of local id 2
+        assertMalformed(state, layout.lidOfOrd + 4 * 2, layout.intAt(layout.lidCapacity)); // a local id past the capacity
+        assertMalformed(state, layout.lidCapacity, -1);
         assertEquals(index.size(), read(write(state), DistanceMetric.PRENORMALIZED_ANGULAR, HNSW).size(), "the unmodified state reads");
     }
 
@@ -224,7 +227,7 @@ public class NearestNeighborIndexStateTest {
     private static final class Layout {
 
         final ByteBuffer buffer;
-        final int ordinalsAt, ordinals, alive, levels, entryNode, levelZeroNodes, levelZeroSizes, levelZeroSorted, levelZeroNeighbors;
+        final int ordinalsAt, ordinals, alive, lidCapacity, lidOfOrd, levels, entryNode, levelZeroNodes, levelZeroSizes, levelZeroSorted, levelZeroNeighbors;
         int topLevelNeighbors = -1;
         int[] topLevelNodes;
 
@@ -236,7 +239,9 @@ public class NearestNeighborIndexStateTest {
             ordinalsAt = at;
             ordinals = intAt(at);
             alive = at + 4;
+            lidCapacity = at + 8;
             at += 12;                                               // ordinals, alive, local id capacity
+            lidOfOrd = at + ordinals * DIMENSIONS * 4;
             at += ordinals * DIMENSIONS * 4 + ordinals * 4;         // vectors, local ids
             at += 4 + 8 * intAt(at);                                // dead ordinals
             levels = at;
