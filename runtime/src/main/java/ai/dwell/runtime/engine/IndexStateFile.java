@@ -1,6 +1,5 @@
 package ai.dwell.runtime.engine;
 
-import ai.dwell.runtime.format.CorruptStateException;
 import ai.dwell.runtime.format.StateFile;
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.index.DocumentIndex;
@@ -103,7 +102,5 @@ public final class IndexStateFile {
                                   .append(field.getDataType().getName()).append(' ').append(field.getDataType().getId()).append('\n'));
         return text.toString();
     }
-
-    static boolean isCorruptOrMismatch(IOException e) { return e instanceof CorruptStateException || e instanceof MismatchException; }
 
 }
