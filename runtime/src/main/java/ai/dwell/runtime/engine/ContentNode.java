@@ -10,7 +10,16 @@ import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentUpdate;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.logging.Logger;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.stream.Collectors;
@@ -30,11 +39,18 @@ import java.util.stream.Collectors;
  */
 public final class ContentNode implements SearchBackend, AutoCloseable {
 
-    private final NodeIndexes indexes;
+    private static final Logger log = Logger.getLogger(ContentNode.class.getName());
+
+    private volatile NodeIndexes indexes; // replaced once, when flushed state is loaded before serving
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
     private final RankProgramCache programs = new RankProgramCache();
     private final SearchThreads threads;
-    private final Docsums docsums;
+    private volatile Docsums docsums;
+    private final Object flushLock = new Object();
+    private final Map<String, Long> flushedChanges = new HashMap<>(); // per type: its change count when last flushed or loaded
+    private Path stateDirectory; // null: this node keeps no state on disk
+    private Map<String, String> indexingIdentity = Map.of();
+    private final Map<String, String> fingerprints = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** A node that ranks each query on one thread. */
     public ContentNode(ContentClusterConfig config, int distributionKey) {
@@ -51,10 +67,13 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
     public int distributionKey() { return indexes.distributionKey(); }
 
     /** Stores a document (processed by the indexing script), replacing any with the same id. */
-    public void put(Document document) {
+    public void put(Document document) { put(document, 0); }
+
+    /** Stores a document (processed by the indexing script) written by the store at this timestamp, replacing any with the same id. */
+    public void put(Document document, long timestamp) {
         DocumentIndex index = indexes.index(document.getDataType().getName());
         lock.writeLock().lock();
-        try { index.put(document); }
+        try { index.setTimestamp(index.put(document), timestamp); }
         finally { lock.writeLock().unlock(); }
     }
 
@@ -70,7 +89,10 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
      * Applies an update (processed by the indexing script) to the stored document; returns the updated
      * document, or empty if there was none and the update does not create it.
      */
-    public Optional<Document> update(DocumentUpdate update) {
+    public Optional<Document> update(DocumentUpdate update) { return update(update, 0); }
+
+    /** As {@link #update(DocumentUpdate)}, for an update the store wrote at this timestamp. */
+    public Optional<Document> update(DocumentUpdate update, long timestamp) {
         DocumentIndex index = indexes.index(update.getDocumentType().getName());
         lock.writeLock().lock();
         try {
@@ -80,9 +102,11 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             else if (Boolean.TRUE.equals(update.getCreateIfNonExistent())) document = new Document(update.getDocumentType(), update.getId());
             else return Optional.empty();
             update.applyTo(document);
+            int lid;
             if (existing.isPresent() && update.fieldPathUpdates().isEmpty())
-                index.put(document, update.fieldUpdates().stream().map(u -> u.getField().getName()).collect(Collectors.toSet()));
-            else index.put(document);
+                lid = index.put(document, update.fieldUpdates().stream().map(u -> u.getField().getName()).collect(Collectors.toSet()));
+            else lid = index.put(document);
+            index.setTimestamp(lid, timestamp);
             return Optional.of(document);
         }
         finally { lock.writeLock().unlock(); }
@@ -125,6 +149,134 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
         lock.readLock().lock();
         try { return ProtobufReplies.docsums(docsums.write(ProtobufRequests.docsum(request))); }
         finally { lock.readLock().unlock(); }
+    }
+
+    /**
+     * Makes this node keep its index state in the directory: {@link #loadState} reads it, {@link #flush} writes it.
+     *
+     * @param indexing per document type, what besides its schema decides its index content (its indexing statements
+     *                 and the identity of the embedders they use), part of each state's fingerprint
+     */
+    public void keepStateIn(Path directory, Map<String, String> indexing) {
+        this.stateDirectory = directory;
+        this.indexingIdentity = Map.copyOf(indexing);
+        this.fingerprints.clear();
+    }
+
+    /**
+     * Loads the flushed state of every document type whose state file is whole and was written for the deployed
+     * schema and indexing; the others start empty (a WARNING names the file and why), to be indexed from the store.
+     * Call before this serves or is written to. Returns the document types loaded.
+     */
+    public Set<String> loadState() {
+        if (stateDirectory == null) return Set.of();
+        synchronized (flushLock) {
+            Set<String> notLoaded = new HashSet<>();
+            while (true) {
+                NodeIndexes fresh = new NodeIndexes(indexes.config(), distributionKey());
+                String failed = null;
+                for (DocumentIndex index : fresh.all().values()) {
+                    if (notLoaded.contains(index.name())) continue;
+                    IndexStateFile file = stateFile(index.name());
+                    if ( ! Files.exists(file.path())) {
+                        log.info("No index state of " + index.name() + " on node " + distributionKey() + " (" + file.path() + "): indexing it from the store");
+                        notLoaded.add(index.name());
+                        continue;
+                    }
+                    long start = System.nanoTime();
+                    try {
+                        file.read(index);
+                        log.info("Loaded index of " + index.name() + " on node " + distributionKey() + ": " + index.documentCount() +
+                                 " documents in " + (System.nanoTime() - start) / 1_000_000 + " ms");
+                    }
+                    catch (IOException | RuntimeException e) {
+                        log.warning("Index state " + file.path() + " is not used, " + index.name() + " on node " + distributionKey() +
+                                    " is indexed again from the store: " + e.getMessage());
+                        notLoaded.add(index.name());
+                        failed = index.name();
+                        break;
+                    }
+                }
+                if (failed != null) {
+                    fresh.close();
+                    continue; // again, into fresh indexes, without the type that failed
+                }
+                fresh.resolveReferences();
+                lock.writeLock().lock();
+                try {
+                    NodeIndexes old = indexes;
+                    indexes = fresh;
+                    docsums = new Docsums(fresh, programs);
+                    old.close();
+                    flushedChanges.clear();
+                    for (DocumentIndex index : fresh.all().values())
+                        if ( ! notLoaded.contains(index.name())) flushedChanges.put(index.name(), index.changes());
+                }
+                finally { lock.writeLock().unlock(); }
+                Set<String> loaded = new HashSet<>(fresh.all().keySet());
+                loaded.removeAll(notLoaded);
+                return loaded;
+            }
+        }
+    }
+
+    /**
+     * Writes the state of each document type that changed since it was last written or loaded, each to a
+     * temporary file, fsynced and renamed over the previous one. Searches go on meanwhile; writes to this node wait
+     * while a type is written. Returns the bytes written.
+     */
+    public long flush() throws IOException {
+        if (stateDirectory == null) return 0;
+        synchronized (flushLock) {
+            Files.createDirectories(stateDirectory);
+            long written = 0;
+            for (String type : List.copyOf(indexes.all().keySet())) {
+                lock.readLock().lock();
+                try {
+                    DocumentIndex index = indexes.index(type);
+                    long changes = index.changes();
+                    Long flushed = flushedChanges.get(type);
+                    if (flushed != null && flushed == changes) continue;
+                    long start = System.nanoTime();
+                    written += stateFile(type).write(index);
+                    flushedChanges.put(type, changes);
+                    log.fine(() -> "Flushed " + type + " on node " + distributionKey() + " in " + (System.nanoTime() - start) / 1_000_000 + " ms");
+                }
+                finally { lock.readLock().unlock(); }
+            }
+            return written;
+        }
+    }
+
+    /**
+     * Whether this node holds the document in the version the store wrote at this timestamp; if so it is kept by
+     * {@link #endCatchUp}. Used when catching up with the store after loading state.
+     */
+    public boolean verify(DocumentId id, long timestamp) {
+        DocumentIndex index = indexes.index(id.getDocType());
+        lock.writeLock().lock();
+        try { return index.verify(DocumentIndex.globalId(id), timestamp); }
+        finally { lock.writeLock().unlock(); }
+    }
+
+    /** Starts catching up with the store: from now, what is neither verified nor written is removed by {@link #endCatchUp}. */
+    public void beginCatchUp() {
+        lock.writeLock().lock();
+        try { indexes.all().values().forEach(DocumentIndex::beginCatchUp); }
+        finally { lock.writeLock().unlock(); }
+    }
+
+    /** Ends a catch-up: removes the documents the store no longer has. Returns how many. */
+    public int endCatchUp() {
+        lock.writeLock().lock();
+        try { return indexes.all().values().stream().mapToInt(DocumentIndex::removeUnverified).sum(); }
+        finally { lock.writeLock().unlock(); }
+    }
+
+    private IndexStateFile stateFile(String type) {
+        String fingerprint = fingerprints.computeIfAbsent(type, t -> IndexStateFile.fingerprint(indexes.config(), indexes.config().schema(t),
+                                                                                              indexingIdentity.getOrDefault(t, "")));
+        return new IndexStateFile(stateDirectory, type, fingerprint);
     }
 
     /** The compiled rank programs this node keeps between queries. */

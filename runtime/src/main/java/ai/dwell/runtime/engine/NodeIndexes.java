@@ -39,6 +39,14 @@ final class NodeIndexes implements AutoCloseable {
 
     int distributionKey() { return distributionKey; }
 
+    ContentClusterConfig config() { return config; }
+
+    /** The indexes of every document type, by type. */
+    Map<String, DocumentIndex> all() { return indexes; }
+
+    /** Resolves references between the indexes again, after state was loaded into them. */
+    void resolveReferences() { indexes.values().forEach(DocumentIndex::resolveReferences); }
+
     /** The index of a document type; fails if the cluster has no such type. */
     DocumentIndex index(String documentType) {
         DocumentIndex index = indexes.get(documentType);

@@ -62,6 +62,30 @@ public abstract class Attribute {
     /** Whether this is a numeric attribute (int, long, float, double). */
     public boolean isNumeric() { return false; }
 
+    /** Writes the values of the local ids below lidLimit, for {@link #readState} to restore (flushed index state). */
+    public void writeState(ai.dwell.runtime.format.StateOutput out, int lidLimit) throws java.io.IOException {
+        throw new UnsupportedOperationException("Attribute '" + name + "' is not persisted");
+    }
+
+    /** Restores what {@link #writeState} wrote into this empty attribute. */
+    public void readState(ai.dwell.runtime.format.StateInput in, int lidLimit) throws java.io.IOException {
+        throw new UnsupportedOperationException("Attribute '" + name + "' is not persisted");
+    }
+
+    /** Writes a bit set as its words. */
+    static void writeBits(ai.dwell.runtime.format.StateOutput out, BitSet bits) throws java.io.IOException {
+        long[] words = bits.toLongArray();
+        out.writeInt(words.length);
+        out.writeLongs(words, 0, words.length);
+    }
+
+    /** Reads a bit set written by {@link #writeBits}. */
+    static BitSet readBits(ai.dwell.runtime.format.StateInput in) throws java.io.IOException {
+        long[] words = new long[in.readLength(8)];
+        in.readLongs(words, 0, words.length);
+        return BitSet.valueOf(words);
+    }
+
     /** Grows storage to hold this many local ids. */
     protected static int grow(int length, int needed) {
         int size = Math.max(16, length);

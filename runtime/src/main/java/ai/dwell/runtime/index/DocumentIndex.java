@@ -42,6 +42,9 @@ public final class DocumentIndex {
     private final BitSet active = new BitSet();
     private final Deque<Integer> freeLids = new ArrayDeque<>();
     private int nextLid = 1; // local id 0 is never used, as in proton
+    private long[] timestamps = new long[0]; // by local id: the store's timestamp of the version held
+    private final BitSet verified = new BitSet(); // during a catch-up: the local ids found current or written
+    private long changes = 0; // writes since this was created or loaded
     private final Map<String, Attribute> attributes = new LinkedHashMap<>();
     private final Map<String, AttributesConfig.Attribute> attributeConfigs = new HashMap<>();
     private final Map<String, TextIndex> indexes = new LinkedHashMap<>();
@@ -107,6 +110,8 @@ public final class DocumentIndex {
         for (TextIndex index : indexes.values()) index.insert(lid, document.getFieldValue(index.field()));
         localIds.put(gid, lid);
         active.set(lid);
+        verified.set(lid);
+        changes++;
         if (existing == null) for (ReferenceAttribute referrer : referrers) referrer.targetChanged(gid, lid);
         return lid;
     }
@@ -120,6 +125,8 @@ public final class DocumentIndex {
         Integer lid = localIds.get(gid);
         if (lid == null || ! document.getDataType().getName().equals(type.getName())) return put(document);
         documents.put(lid, document);
+        verified.set(lid);
+        changes++;
         for (String field : changedFields) {
             Attribute attribute = attributes.get(field);
             if (attribute != null && ! (attribute instanceof ImportedAttribute)) attribute.set(lid, document.getFieldValue(field));
@@ -129,9 +136,59 @@ public final class DocumentIndex {
         return lid;
     }
 
+    /**
+     * Records the store's timestamp of the version of the document at the local id (its last write), which a
+     * flushed state keeps, so that a start can tell which stored documents the state already holds.
+     */
+    public void setTimestamp(int lid, long timestamp) {
+        if (lid >= timestamps.length) timestamps = Arrays.copyOf(timestamps, Attribute.grow(timestamps.length, lid));
+        timestamps[lid] = timestamp;
+        verified.set(lid);
+        changes++;
+    }
+
+    /** The store's timestamp of the version held at the local id (0: unknown). */
+    public long timestamp(int lid) { return lid < timestamps.length ? timestamps[lid] : 0; }
+
+    /** The highest timestamp of a version held: the serial a flushed state covers. */
+    public long newestTimestamp() {
+        long newest = 0;
+        for (int lid = active.nextSetBit(0); lid >= 0; lid = active.nextSetBit(lid + 1)) newest = Math.max(newest, timestamp(lid));
+        return newest;
+    }
+
+    /** Writes since this was created or loaded; a flush is due when this changed. */
+    public long changes() { return changes; }
+
+    /**
+     * Whether this holds the document in the version the store wrote at this timestamp; if so, marks it as verified
+     * for {@link #removeUnverified}.
+     */
+    public boolean verify(GlobalId gid, long timestamp) {
+        Integer lid = localIds.get(gid);
+        if (lid == null || timestamp(lid) != timestamp) return false;
+        verified.set(lid);
+        return true;
+    }
+
+    /** Starts a catch-up against the store: nothing is verified yet. */
+    public void beginCatchUp() { verified.clear(); }
+
+    /** Ends a catch-up: removes the documents neither verified nor written since it began (the store no longer has them). Returns how many. */
+    public int removeUnverified() {
+        BitSet stale = (BitSet) active.clone();
+        stale.andNot(verified);
+        int removed = 0;
+        for (int lid = stale.nextSetBit(0); lid >= 0; lid = stale.nextSetBit(lid + 1))
+            if (globalIds[lid] != null && remove(globalIds[lid])) removed++;
+        verified.clear();
+        return removed;
+    }
+
     /** Removes a document; returns whether it was here. */
-    public boolean remove(DocumentId id) {
-        GlobalId gid = globalId(id);
+    public boolean remove(DocumentId id) { return remove(globalId(id)); }
+
+    private boolean remove(GlobalId gid) {
         Integer lid = localIds.remove(gid);
         if (lid == null) return false;
         active.clear(lid);
@@ -139,7 +196,9 @@ public final class DocumentIndex {
         for (TextIndex index : indexes.values()) index.remove(lid);
         documents.clear(lid);
         globalIds[lid] = null;
+        if (lid < timestamps.length) timestamps[lid] = 0;
         freeLids.push(lid);
+        changes++;
         for (ReferenceAttribute referrer : referrers) referrer.targetChanged(gid, -1);
         return true;
     }
@@ -197,6 +256,88 @@ public final class DocumentIndex {
     public List<String> resolveFields(String indexName) {
         return fieldsets.getOrDefault(indexName, List.of(indexName));
     }
+
+    /** Writes this index's state (all but imported attributes, which are their targets'), for {@link #readState}. */
+    public void writeState(ai.dwell.runtime.format.StateOutput out) throws java.io.IOException {
+        int limit = nextLid;
+        out.writeInt(limit);
+        Attribute.writeBits(out, active);
+        byte[] gids = new byte[GLOBAL_ID_SIZE * limit];
+        for (int lid = active.nextSetBit(0); lid >= 0; lid = active.nextSetBit(lid + 1))
+            System.arraycopy(globalIds[lid].getRawId(), 0, gids, GLOBAL_ID_SIZE * lid, GLOBAL_ID_SIZE);
+        out.writeBytes(gids);
+        int[] free = freeLids.stream().mapToInt(Integer::intValue).toArray();
+        out.writeInt(free.length);
+        out.writeInts(free, 0, free.length);
+        long[] stamps = Arrays.copyOf(timestamps, limit);
+        out.writeLongs(stamps, 0, limit);
+        documents.writeState(out, limit);
+        List<Attribute> own = attributes.values().stream().filter(attribute -> ! (attribute instanceof ImportedAttribute)).toList();
+        out.writeInt(own.size());
+        for (Attribute attribute : own) {
+            out.writeString(attribute.name());
+            attribute.writeState(out, limit);
+        }
+        out.writeInt(indexes.size());
+        for (TextIndex index : indexes.values()) {
+            out.writeString(index.field());
+            index.writeState(out, limit);
+        }
+    }
+
+    /**
+     * Restores what {@link #writeState} wrote into this new, empty index (made from the same schema: the caller
+     * checks that). References to other types are resolved by {@link #resolveReferences} once those are loaded too.
+     */
+    public void readState(ai.dwell.runtime.format.StateInput in) throws java.io.IOException {
+        if (nextLid != 1 || ! localIds.isEmpty()) throw new IllegalStateException("State is loaded into an empty index only");
+        int limit = in.readInt();
+        if (limit < 1) throw new ai.dwell.runtime.format.CorruptStateException("Local id limit " + limit);
+        BitSet present = Attribute.readBits(in);
+        if (present.length() > limit || present.get(0)) throw new ai.dwell.runtime.format.CorruptStateException("Active local ids out of range");
+        byte[] gids = in.readBytes();
+        if (gids.length != GLOBAL_ID_SIZE * limit) throw new ai.dwell.runtime.format.CorruptStateException("Global ids do not fit the local ids");
+        globalIds = new GlobalId[Math.max(16, limit)];
+        for (int lid = present.nextSetBit(0); lid >= 0; lid = present.nextSetBit(lid + 1)) {
+            GlobalId gid = new GlobalId(Arrays.copyOfRange(gids, GLOBAL_ID_SIZE * lid, GLOBAL_ID_SIZE * (lid + 1)));
+            globalIds[lid] = gid;
+            localIds.put(gid, lid);
+        }
+        if (localIds.size() != present.cardinality()) throw new ai.dwell.runtime.format.CorruptStateException("Duplicate global ids");
+        active.or(present);
+        int[] free = new int[in.readLength(4)];
+        in.readInts(free, 0, free.length);
+        for (int lid : free) {
+            if (lid <= 0 || lid >= limit || present.get(lid)) throw new ai.dwell.runtime.format.CorruptStateException("Free local id " + lid);
+            freeLids.addLast(lid);
+        }
+        timestamps = new long[Math.max(16, limit)];
+        in.readLongs(timestamps, 0, limit);
+        nextLid = limit;
+        documents.readState(in, limit);
+        List<Attribute> own = attributes.values().stream().filter(attribute -> ! (attribute instanceof ImportedAttribute)).toList();
+        if (in.readInt() != own.size()) throw new ai.dwell.runtime.format.CorruptStateException("Attributes changed");
+        for (Attribute attribute : own) {
+            String name = in.readString();
+            if ( ! name.equals(attribute.name())) throw new ai.dwell.runtime.format.CorruptStateException("Attribute '" + name + "' where '" + attribute.name() + "' was expected");
+            attribute.readState(in, limit);
+        }
+        if (in.readInt() != indexes.size()) throw new ai.dwell.runtime.format.CorruptStateException("Indexes changed");
+        for (TextIndex index : indexes.values()) {
+            String name = in.readString();
+            if ( ! name.equals(index.field())) throw new ai.dwell.runtime.format.CorruptStateException("Index '" + name + "' where '" + index.field() + "' was expected");
+            index.readState(in, limit);
+        }
+        changes = 0;
+    }
+
+    /** Resolves this index's references against their (loaded) target indexes, after loading state. */
+    public void resolveReferences() {
+        for (Attribute attribute : attributes.values())
+            if (attribute instanceof ReferenceAttribute reference) reference.resolve();
+    }
+
+    private static final int GLOBAL_ID_SIZE = 12;
 
     public static GlobalId globalId(DocumentId id) { return new GlobalId(id.getGlobalId()); }
 

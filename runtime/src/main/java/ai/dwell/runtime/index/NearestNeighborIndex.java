@@ -1,5 +1,8 @@
 package ai.dwell.runtime.index;
 
+import ai.dwell.runtime.format.CorruptStateException;
+import ai.dwell.runtime.format.StateInput;
+import ai.dwell.runtime.format.StateOutput;
 import org.apache.lucene.search.KnnCollector;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TopKnnCollector;
@@ -29,6 +32,10 @@ import java.util.BitSet;
  * that searches skip, and the graph is rebuilt without them once they outnumber the live ones. Not
  * thread safe for writes: the owning index serializes writes against searches; searches may run
  * concurrently (each walks the graph through its own cursor).
+ *
+ * The index flushes to and loads from a {@link StateOutput}/{@link StateInput} ({@link #writeTo}, {@link #readFrom}):
+ * vectors, maps and the graph as they are, so that loading costs a bulk read, not a graph insertion per vector, and
+ * searches and later inserts behave exactly as they would have without the round trip.
  */
 public final class NearestNeighborIndex {
 
@@ -41,6 +48,10 @@ public final class NearestNeighborIndex {
     }
 
     private static final long SEED = 42;
+    /** The increment of {@link java.util.SplittableRandom}'s state per value drawn, for a seed of its own constructor. */
+    private static final long SPLITTABLE_RANDOM_GAMMA = 0x9e3779b97f4a7c15L;
+    /** The version of what {@link #writeTo} writes. */
+    private static final int FORMAT_VERSION = 1;
 
     private final int dimensions;
     private final DistanceMetric metric;
@@ -64,6 +75,8 @@ public final class NearestNeighborIndex {
     public int dimensions() { return dimensions; }
     public DistanceMetric metric() { return metric; }
     public boolean hasGraph() { return hnsw != null; }
+    /** The HNSW settings, or null for exact search only. */
+    public HnswSettings hnsw() { return hnsw; }
     /** The number of documents with a vector. */
     public int size() { return alive; }
 
@@ -232,6 +245,102 @@ public final class NearestNeighborIndex {
         catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Writes this index: settings, counts, the vectors of every ordinal (dead ones too: they are graph nodes) in bulk,
+     * the local id of each ordinal, the dead ordinals and the graph ({@link HnswGraphState}). Reads only: it must
+     * not run concurrently with {@link #set} or {@link #clear}, but may run concurrently with searches.
+     * <pre>
+     * int32 format version, int32 dimensions, string metric, bool graph [int32 M, int32 neighbors-to-explore]
+     * int32 ordinals, int32 alive, int32 local id capacity
+     * float32[ordinals × dimensions] vectors, int32[ordinals] local id of each ordinal
+     * int32 words, int64[words] dead ordinals (a bit set)
+     * graph (when there is one)
+     * </pre>
+     */
+    public void writeTo(StateOutput out) throws IOException {
+        out.writeInt(FORMAT_VERSION);
+        out.writeInt(dimensions);
+        out.writeString(metric.name());
+        out.writeBoolean(hnsw != null);
+        if (hnsw != null) {
+            out.writeInt(hnsw.maxLinksPerNode());
+            out.writeInt(hnsw.neighborsToExploreAtInsert());
+        }
+        out.writeInt(ords);
+        out.writeInt(alive);
+        out.writeInt(ordOfLid.length);
+        for (int ord = 0; ord < ords; ord++) out.writeFloats(vectors[ord], 0, dimensions);
+        out.writeInts(lidOfOrd, 0, ords);
+        long[] deadWords = dead.toLongArray();
+        out.writeInt(deadWords.length);
+        out.writeLongs(deadWords, 0, deadWords.length);
+        if (hnsw != null) HnswGraphState.write(builder.getGraph(), ords, out);
+    }
+
+    /**
+     * Reads an index written by {@link #writeTo}, which must have been written with these dimensions, metric and
+     * HNSW settings; its graph is restored as it was, without inserting a vector. Throws {@link CorruptStateException}
+     * if the state is of another index or does not hold together.
+     */
+    public static NearestNeighborIndex readFrom(StateInput in, int dimensions, DistanceMetric metric, HnswSettings hnsw) throws IOException {
+        int version = in.readInt();
+        if (version != FORMAT_VERSION) throw new CorruptStateException("nearest neighbor index format " + version + ", expected " + FORMAT_VERSION);
+        int writtenDimensions = in.readInt();
+        String writtenMetric = in.readString();
+        HnswSettings writtenHnsw = in.readBoolean() ? new HnswSettings(in.readInt(), in.readInt()) : null;
+        if (writtenDimensions != dimensions || ! metric.name().equals(writtenMetric) || ! java.util.Objects.equals(writtenHnsw, hnsw))
+            throw new CorruptStateException("the nearest neighbor index was written with " + writtenDimensions + " dimensions, metric " +
+                                            writtenMetric + " and hnsw " + writtenHnsw + ", not " + dimensions + ", " + metric + " and " + hnsw);
+        NearestNeighborIndex index = new NearestNeighborIndex(dimensions, metric, hnsw);
+        int ords = in.readLength(4L * dimensions + 4);
+        int alive = in.readInt();
+        int lidCapacity = in.readInt();
+        if (lidCapacity < 0 || lidCapacity > (1 << 30)) throw new CorruptStateException("local id capacity " + lidCapacity);
+        float[][] vectors = new float[Math.max(16, ords)][];
+        for (int ord = 0; ord < ords; ord++) {
+            vectors[ord] = new float[dimensions];
+            in.readFloats(vectors[ord], 0, dimensions);
+        }
+        int[] lidOfOrd = new int[vectors.length];
+        in.readInts(lidOfOrd, 0, ords);
+        long[] deadWords = new long[in.readLength(8)];
+        in.readLongs(deadWords, 0, deadWords.length);
+        BitSet dead = BitSet.valueOf(deadWords);
+        if (dead.length() > ords) throw new CorruptStateException("dead ordinal " + (dead.length() - 1) + " of " + ords);
+        if (alive != ords - dead.cardinality())
+            throw new CorruptStateException(alive + " live vectors, but " + ords + " ordinals of which " + dead.cardinality() + " dead");
+        int[] ordOfLid = new int[lidCapacity];
+        Arrays.fill(ordOfLid, -1);
+        for (int ord = 0; ord < ords; ord++) {
+            if (dead.get(ord)) continue;
+            int lid = lidOfOrd[ord];
+            if (lid < 0 || lid >= lidCapacity) throw new CorruptStateException("local id " + lid + " of " + lidCapacity);
+            if (ordOfLid[lid] >= 0) throw new CorruptStateException("local id " + lid + " has two live vectors");
+            ordOfLid[lid] = ord;
+        }
+        index.vectors = vectors;
+        index.lidOfOrd = lidOfOrd;
+        index.ordOfLid = ordOfLid;
+        index.dead.or(dead);
+        index.ords = ords;
+        index.alive = alive;
+        if (hnsw != null) {
+            // The builder goes on drawing node levels where the one that built the graph left off: one value per node
+            index.builder = HnswGraphBuilder.create(index.new Vectors(), hnsw.maxLinksPerNode(), hnsw.neighborsToExploreAtInsert(),
+                                                    seedAfter(ords));
+            HnswGraphState.read(in, ords, hnsw.maxLinksPerNode(), index.builder.getGraph());
+        }
+        return index;
+    }
+
+    /**
+     * The seed of a SplittableRandom that draws what one seeded with SEED draws after the given number of values:
+     * its state is the seed plus one gamma per value. Lucene's builder draws one value (a level) per node it adds.
+     */
+    private static long seedAfter(long draws) {
+        return SEED + draws * SPLITTABLE_RANDOM_GAMMA;
     }
 
     /** Scores ordinals against the vector of one ordinal, for inserting it into the graph. */

@@ -180,6 +180,30 @@ public final class NumericAttribute extends Attribute {
         }
     }
 
+    @Override
+    public void writeState(ai.dwell.runtime.format.StateOutput out, int lidLimit) throws java.io.IOException {
+        out.writeByte(kind.ordinal());
+        writeBits(out, present);
+        int length = Math.min(lidLimit, kind.integral() ? longs.length : doubles.length);
+        out.writeInt(length);
+        if (kind.integral()) out.writeLongs(longs, 0, length);
+        else out.writeDoubles(doubles, 0, length);
+    }
+
+    @Override
+    public void readState(ai.dwell.runtime.format.StateInput in, int lidLimit) throws java.io.IOException {
+        if (in.readByte() != kind.ordinal()) throw new ai.dwell.runtime.format.CorruptStateException("Attribute '" + name() + "': kind changed");
+        BitSet bits = readBits(in);
+        int length = in.readLength(kind.integral() ? 8 : 8);
+        if (bits.length() > length) throw new ai.dwell.runtime.format.CorruptStateException("Attribute '" + name() + "': values beyond the column");
+        if (kind.integral()) { longs = new long[Math.max(16, length)]; in.readLongs(longs, 0, length); }
+        else { doubles = new double[Math.max(16, length)]; in.readDoubles(doubles, 0, length); }
+        present.or(bits);
+        if (postings != null)
+            for (int lid = present.nextSetBit(0); lid >= 0; lid = present.nextSetBit(lid + 1))
+                postings.computeIfAbsent(number(lid), k -> new PostingList()).add(lid);
+    }
+
     private void ensure(int lid) {
         if (kind.integral() && lid >= longs.length) longs = Arrays.copyOf(longs, grow(longs.length, lid));
         if ( ! kind.integral() && lid >= doubles.length) doubles = Arrays.copyOf(doubles, grow(doubles.length, lid));

@@ -109,6 +109,36 @@ public final class ReferenceAttribute extends Attribute {
         throw new IllegalArgumentException("Range on reference attribute '" + name() + "' is not supported");
     }
 
+    @Override
+    public void writeState(ai.dwell.runtime.format.StateOutput out, int lidLimit) throws java.io.IOException {
+        int count = 0;
+        int length = Math.min(lidLimit, targets.length);
+        for (int lid = 0; lid < length; lid++) if (targets[lid] != null) count++;
+        out.writeInt(count);
+        for (int lid = 0; lid < length; lid++) {
+            if (targets[lid] == null) continue;
+            out.writeInt(lid);
+            out.writeBytes(targets[lid].getRawId());
+        }
+    }
+
+    @Override
+    public void readState(ai.dwell.runtime.format.StateInput in, int lidLimit) throws java.io.IOException {
+        int count = in.readLength(16);
+        for (int i = 0; i < count; i++) {
+            int lid = in.readInt();
+            GlobalId gid = new GlobalId(in.readBytes());
+            if (lid < 0 || lid >= lidLimit) throw new ai.dwell.runtime.format.CorruptStateException("Attribute '" + name() + "': local id out of range");
+            ensure(lid);
+            targets[lid] = gid;
+            referrers.computeIfAbsent(gid, k -> new PostingList()).add(lid);
+            targetLids[lid] = -1;
+        }
+    }
+
+    /** Resolves every reference against the target index again (after the target's state was loaded). */
+    public void resolve() { resolveAgainst(targetIndex); }
+
     private void ensure(int lid) {
         if (lid < targets.length) return;
         int size = grow(targets.length, lid);

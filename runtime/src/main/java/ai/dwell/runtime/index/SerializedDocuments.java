@@ -56,6 +56,31 @@ final class SerializedDocuments {
         return new Document(DocumentDeserializerFactory.createHead(types, GrowableByteBuffer.wrap(serialized)));
     }
 
+    /** Writes the serialized documents of the local ids below lidLimit. */
+    void writeState(ai.dwell.runtime.format.StateOutput out, int lidLimit) throws java.io.IOException {
+        int length = Math.min(lidLimit, documents.length);
+        int count = 0;
+        for (int lid = 0; lid < length; lid++) if (documents[lid] != null) count++;
+        out.writeInt(count);
+        for (int lid = 0; lid < length; lid++) {
+            if (documents[lid] == null) continue;
+            out.writeInt(lid);
+            out.writeBytes(documents[lid]);
+        }
+    }
+
+    /** Restores what {@link #writeState} wrote into this empty store. */
+    void readState(ai.dwell.runtime.format.StateInput in, int lidLimit) throws java.io.IOException {
+        int count = in.readLength(8);
+        documents = new byte[Math.max(16, lidLimit)][];
+        for (int i = 0; i < count; i++) {
+            int lid = in.readInt();
+            if (lid <= 0 || lid >= lidLimit) throw new ai.dwell.runtime.format.CorruptStateException("Document at local id " + lid + " out of range");
+            documents[lid] = in.readBytes();
+            bytes += documents[lid].length;
+        }
+    }
+
     /** The bytes of the serialized documents (not counting array overhead). */
     long bytes() { return bytes; }
 

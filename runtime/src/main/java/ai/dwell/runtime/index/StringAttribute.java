@@ -96,6 +96,36 @@ public final class StringAttribute extends Attribute {
         throw new IllegalArgumentException("Numeric range on string attribute '" + name() + "' is not supported");
     }
 
+    @Override
+    public void writeState(ai.dwell.runtime.format.StateOutput out, int lidLimit) throws java.io.IOException {
+        out.writeInt(dictionary.size());
+        for (String value : dictionary) out.writeString(value);
+        int length = Math.min(lidLimit, ords.length);
+        out.writeInt(length);
+        out.writeInts(ords, 0, length);
+    }
+
+    @Override
+    public void readState(ai.dwell.runtime.format.StateInput in, int lidLimit) throws java.io.IOException {
+        int size = in.readLength(4);
+        dictionary.clear();
+        ordinals.clear();
+        for (int i = 0; i < size; i++) {
+            String value = in.readString();
+            dictionary.add(value);
+            if (i > 0) ordinals.put(value, i);
+        }
+        int length = in.readLength(4);
+        ords = new int[Math.max(16, length)];
+        in.readInts(ords, 0, length);
+        for (int lid = 0; lid < length; lid++) {
+            if (ords[lid] < 0 || ords[lid] >= dictionary.size())
+                throw new ai.dwell.runtime.format.CorruptStateException("Attribute '" + name() + "': ordinal out of range");
+            if (ords[lid] != 0 && postings != null)
+                postings.computeIfAbsent(fold(dictionary.get(ords[lid])), k -> new PostingList()).add(lid);
+        }
+    }
+
     private String fold(String value) { return cased ? value : value.toLowerCase(Locale.ROOT); }
 
 }

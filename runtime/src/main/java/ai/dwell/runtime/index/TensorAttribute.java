@@ -20,7 +20,7 @@ public final class TensorAttribute extends Attribute {
 
     private final TensorType type;
     private final Tensor empty;
-    private final NearestNeighborIndex nearestNeighbors;
+    private NearestNeighborIndex nearestNeighbors; // replaced when state is loaded
     private final boolean cellsInVectorIndex;
     private Tensor[] tensors = new Tensor[0];
 
@@ -98,6 +98,41 @@ public final class TensorAttribute extends Attribute {
     @Override
     public void matchRange(double low, boolean lowInclusive, double high, boolean highInclusive, BitSet candidates, BitSet result) {
         throw new IllegalArgumentException("Range on tensor attribute '" + name() + "' is not supported");
+    }
+
+    @Override
+    public void writeState(ai.dwell.runtime.format.StateOutput out, int lidLimit) throws java.io.IOException {
+        if ( ! cellsInVectorIndex) {
+            int length = Math.min(lidLimit, tensors.length);
+            int count = 0;
+            for (int lid = 0; lid < length; lid++) if (tensors[lid] != null) count++;
+            out.writeInt(count);
+            for (int lid = 0; lid < length; lid++) {
+                if (tensors[lid] == null) continue;
+                out.writeInt(lid);
+                out.writeBytes(ai.dwell.runtime.format.TensorBytes.encode(tensors[lid]));
+            }
+        }
+        out.writeBoolean(nearestNeighbors != null);
+        if (nearestNeighbors != null) nearestNeighbors.writeTo(out);
+    }
+
+    /** Restores this attribute; a vector attribute's vector index is read anew and replaces the empty one. */
+    @Override
+    public void readState(ai.dwell.runtime.format.StateInput in, int lidLimit) throws java.io.IOException {
+        if ( ! cellsInVectorIndex) {
+            int count = in.readLength(8);
+            for (int i = 0; i < count; i++) {
+                int lid = in.readInt();
+                if (lid < 0 || lid >= lidLimit) throw new ai.dwell.runtime.format.CorruptStateException("Attribute '" + name() + "': local id out of range");
+                if (lid >= tensors.length) tensors = Arrays.copyOf(tensors, grow(tensors.length, lid));
+                tensors[lid] = com.yahoo.tensor.serialization.TypedBinaryFormat.decode(Optional.of(type), com.yahoo.io.GrowableByteBuffer.wrap(in.readBytes()));
+            }
+        }
+        boolean hasVectors = in.readBoolean();
+        if (hasVectors != (nearestNeighbors != null)) throw new ai.dwell.runtime.format.CorruptStateException("Attribute '" + name() + "': vector index changed");
+        if ( ! hasVectors) return;
+        nearestNeighbors = NearestNeighborIndex.readFrom(in, nearestNeighbors.dimensions(), nearestNeighbors.metric(), nearestNeighbors.hnsw());
     }
 
     /** The cells of a dense vector tensor as floats. */

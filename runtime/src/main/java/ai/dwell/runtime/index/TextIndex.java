@@ -111,6 +111,93 @@ public final class TextIndex {
         documentCount--;
     }
 
+    /** Writes the index's postings (with positions) and field lengths, for {@link #readState}. */
+    public void writeState(ai.dwell.runtime.format.StateOutput out, int lidLimit) throws java.io.IOException {
+        int length = Math.min(lidLimit, lengths.length);
+        out.writeInt(length);
+        out.writeInts(lengths, 0, length);
+        out.writeLong(totalLength);
+        out.writeInt(documentCount);
+        java.util.BitSet indexed = new java.util.BitSet();
+        for (int lid = 0; lid < Math.min(lidLimit, termsOf.length); lid++) if (termsOf[lid] != null) indexed.set(lid);
+        Attribute.writeBits(out, indexed);
+        out.writeInt(terms.size());
+        for (Postings postings : terms.values()) {
+            out.writeString(postings.term);
+            int size = postings.documents.size();
+            int[] lids = new int[size];
+            int[] counts = new int[size];
+            int total = 0;
+            for (int i = 0; i < size; i++) {
+                lids[i] = postings.documents.lid(i);
+                counts[i] = postings.positions.get(lids[i]).length;
+                total += counts[i];
+            }
+            out.writeInt(size);
+            out.writeInts(lids, 0, size);
+            out.writeInts(counts, 0, size);
+            int[] all = new int[total];
+            int at = 0;
+            for (int i = 0; i < size; i++) {
+                int[] positions = postings.positions.get(lids[i]);
+                System.arraycopy(positions, 0, all, at, positions.length);
+                at += positions.length;
+            }
+            out.writeInt(total);
+            out.writeInts(all, 0, total);
+        }
+    }
+
+    /** Restores what {@link #writeState} wrote into this empty index. */
+    public void readState(ai.dwell.runtime.format.StateInput in, int lidLimit) throws java.io.IOException {
+        int length = in.readLength(4);
+        lengths = new int[Math.max(16, length)];
+        in.readInts(lengths, 0, length);
+        totalLength = in.readLong();
+        documentCount = in.readInt();
+        java.util.BitSet indexed = Attribute.readBits(in);
+        if (indexed.length() > lidLimit) throw new ai.dwell.runtime.format.CorruptStateException("Text index '" + field + "': local id out of range");
+        int termCount = in.readLength(8);
+        int[] termsPerLid = new int[Math.max(16, lidLimit)];
+        List<Postings> all = new ArrayList<>(termCount);
+        for (int t = 0; t < termCount; t++) {
+            Postings postings = new Postings(in.readString());
+            int size = in.readLength(8);
+            int[] lids = new int[size];
+            int[] counts = new int[size];
+            in.readInts(lids, 0, size);
+            in.readInts(counts, 0, size);
+            int total = in.readLength(4);
+            int[] positions = new int[total];
+            in.readInts(positions, 0, total);
+            int at = 0;
+            for (int i = 0; i < size; i++) {
+                int lid = lids[i];
+                if (lid <= 0 || lid >= lidLimit || counts[i] < 0 || at + counts[i] > total)
+                    throw new ai.dwell.runtime.format.CorruptStateException("Text index '" + field + "': posting out of range");
+                postings.documents.add(lid);
+                int[] documentPositions = counts[i] == 1 && positions[at] >= 0 && positions[at] < SHARED_POSITIONS
+                                          ? SINGLE_POSITIONS[positions[at]] : Arrays.copyOfRange(positions, at, at + counts[i]);
+                postings.positions.put(lid, documentPositions);
+                at += counts[i];
+                termsPerLid[lid]++;
+            }
+            terms.put(postings.term, postings);
+            all.add(postings);
+        }
+        termsOf = new Postings[termsPerLid.length][];
+        int[] filled = new int[termsPerLid.length];
+        for (Postings postings : all) {
+            for (int i = 0; i < postings.documents.size(); i++) {
+                int lid = postings.documents.lid(i);
+                if (termsOf[lid] == null) termsOf[lid] = new Postings[termsPerLid[lid]];
+                termsOf[lid][filled[lid]++] = postings;
+            }
+        }
+        for (int lid = indexed.nextSetBit(0); lid >= 0; lid = indexed.nextSetBit(lid + 1))
+            if (termsOf[lid] == null) termsOf[lid] = NO_TERMS;
+    }
+
     /** The distinct positions, ascending (tokens come in position order); a shared array for one low position. */
     private static int[] positions(List<Integer> occurrences) {
         if (occurrences.size() == 1 && occurrences.get(0) < SHARED_POSITIONS) return SINGLE_POSITIONS[occurrences.get(0)];

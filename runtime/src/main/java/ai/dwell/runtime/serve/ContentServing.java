@@ -35,6 +35,7 @@ public class ContentServing implements IndexedContent, AutoCloseable {
     private final List<Node> nodes = new ArrayList<>();
     private final SearchThreads searchThreads = SearchThreads.fromEnvironment();
     private final Map<String, ContentClusterConfig> clusters;
+    private IndexFlusher flusher;
 
     public ContentServing(VespaModel model, PackageServices services, Map<String, ContentClusterConfig> clusters) {
         this.clusters = clusters;
@@ -57,8 +58,33 @@ public class ContentServing implements IndexedContent, AutoCloseable {
         }
     }
 
+    /**
+     * Makes the nodes keep their index state under the directory (one directory per cluster and node) and loads
+     * what is there, the nodes in parallel; what is not loaded is indexed when the store is subscribed to.
+     *
+     * @param indexing per document type, what besides its schema decides its index content (see ContentNode#keepStateIn)
+     */
+    public void loadState(java.nio.file.Path directory, Map<String, String> indexing) {
+        long start = System.nanoTime();
+        for (Node node : nodes)
+            node.engine().keepStateIn(directory.resolve(node.cluster()).resolve(Integer.toString(node.engine().distributionKey())), indexing);
+        nodes.parallelStream().forEach(node -> node.engine().loadState());
+        long documents = nodes.stream().mapToLong(node -> node.engine().activeDocuments()).sum();
+        log.info("Loaded index state of " + nodes.size() + " content nodes: " + documents + " documents in " +
+                 (System.nanoTime() - start) / 1_000_000 + " ms");
+    }
+
+    /** Starts flushing the nodes' index state in the background (see IndexFlusher); closing flushes once more. */
+    public void startFlushing() {
+        if (flusher == null) flusher = IndexFlusher.fromEnvironment(nodes.stream().map(Node::engine).toList());
+    }
+
     /** Marks every node as holding all its documents: pings answer online from now on. */
-    public void setReady() { nodes.forEach(node -> node.gate().setReady()); }
+    public void setReady() {
+        if (nodes.stream().anyMatch(node -> ! node.gate().isReady()))
+            log.info("Content nodes ready: " + nodes.stream().mapToLong(node -> node.engine().activeDocuments()).sum() + " documents");
+        nodes.forEach(node -> node.gate().setReady());
+    }
 
     /**
      * Marks every node as holding all its documents, then waits until the container's dispatcher
@@ -78,8 +104,8 @@ public class ContentServing implements IndexedContent, AutoCloseable {
 
     /** Stores a document, processed by its indexing statements, on the node(s) holding it. */
     @Override
-    public void put(Document document) {
-        for (Node node : nodesOf(document.getId())) node.engine().put(document);
+    public void put(Document document, long timestamp) {
+        for (Node node : nodesOf(document.getId())) node.engine().put(document, timestamp);
     }
 
     /**
@@ -87,10 +113,27 @@ public class ContentServing implements IndexedContent, AutoCloseable {
      * the nodes hold; false if a node that should hold the document has none, so the update was not applied there.
      */
     @Override
-    public boolean update(DocumentUpdate update) {
+    public boolean update(DocumentUpdate update, long timestamp) {
         boolean applied = true;
-        for (Node node : nodesOf(update.getId())) applied &= node.engine().update(update).isPresent();
+        for (Node node : nodesOf(update.getId())) applied &= node.engine().update(update, timestamp).isPresent();
         return applied;
+    }
+
+    @Override
+    public boolean isCurrent(DocumentId id, long timestamp) {
+        boolean current = true;
+        for (Node node : nodesOf(id)) current &= node.engine().verify(id, timestamp); // verify on every node: each keeps what it verified
+        return current;
+    }
+
+    @Override
+    public void beginCatchUp() { nodes.forEach(node -> node.engine().beginCatchUp()); }
+
+    @Override
+    public void endCatchUp() {
+        int removed = 0;
+        for (Node node : nodes) removed += node.engine().endCatchUp();
+        if (removed > 0) log.info("Removed " + removed + " documents the store no longer has from the loaded index state");
     }
 
     @Override
@@ -122,6 +165,8 @@ public class ContentServing implements IndexedContent, AutoCloseable {
 
     @Override
     public void close() {
+        if (flusher != null) flusher.close(); // a clean stop (or a redeploy) writes the state the next start loads
+        flusher = null;
         for (Node node : nodes) {
             node.server().close();
             node.engine().close();

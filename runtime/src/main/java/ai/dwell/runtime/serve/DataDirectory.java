@@ -33,6 +33,9 @@ public record DataDirectory(Path root) {
 
     public Path store() { return root.resolve("store"); }
 
+    /** The content nodes' flushed index state: index/&lt;cluster&gt;/&lt;distribution key&gt;/&lt;document type&gt;.index. */
+    public Path index() { return root.resolve("index"); }
+
     /** The embeddings indexing computed, by embedder (see CachingEmbedder). */
     public Path embeddings() { return root.resolve("embeddings"); }
 

@@ -21,6 +21,9 @@ class ReadinessGate implements SearchBackend {
     /** Marks the node as holding all documents: pings answer online from now on. */
     void setReady() { ready = true; }
 
+    /** Whether the node holds all documents. */
+    boolean isReady() { return ready; }
+
     /** Whether a ping has answered online: the dispatcher now uses this node. */
     boolean seenReady() { return seenReady; }
 

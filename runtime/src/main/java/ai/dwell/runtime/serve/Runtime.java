@@ -61,6 +61,7 @@ public class Runtime implements Deployments, AutoCloseable {
     private static final String INDEXING_PROCESSOR = "/docprocchains/chain/indexing/component/com.yahoo.docprocs.indexing.IndexingProcessor";
 
     private Generation active;
+    private volatile boolean activating = false;
     private DocumentStore store;
     private DocumentmanagerConfig storeTypes;
 
@@ -126,7 +127,16 @@ public class Runtime implements Deployments, AutoCloseable {
         return active == null ? null : toActive(active);
     }
 
+    @Override
+    public boolean activating() { return activating; }
+
     private Generation activate(long session, Path deployedDir) {
+        activating = true;
+        try { return activateNow(session, deployedDir); }
+        finally { activating = false; }
+    }
+
+    private Generation activateNow(long session, Path deployedDir) {
         long start = System.nanoTime();
         ModelBuilder.Built built = ModelBuilder.build(deployedDir);
         String containerId = PackageServices.of(built.model(), deployedDir).containerCluster();
@@ -161,6 +171,8 @@ public class Runtime implements Deployments, AutoCloseable {
         IndexFollower follower = null;
         PackageEmbedders packageEmbedders = null;
         try {
+            // The flushed index state first; subscribing then indexes only what the state does not hold
+            content.loadState(data.index(), IndexingIdentity.of(indexingScripts, deployedDir));
             Optional<Linguistics> linguistics = PackageLinguistics.of(model, services.containerCluster());
             // Statements that embed need the package's embedders: made here when Vespa's own kinds, else the container's
             boolean embeds = IndexingScripts.usesEmbedders(indexingScripts);
@@ -177,7 +189,7 @@ public class Runtime implements Deployments, AutoCloseable {
                 documents.subscribe(follower);
                 CachingEmbedder.storeIndexed();
                 content.setReady();
-                log.info("Indexed " + documents.documentCount() + " documents before the container started, in " +
+                log.info("Content nodes hold the store's " + documents.documentCount() + " documents before the container started, after " +
                          (System.nanoTime() - indexingStart) / 1_000_000 + " ms");
             }
             container = ContainerHost.start(served, services.containerCluster());
@@ -192,6 +204,7 @@ public class Runtime implements Deployments, AutoCloseable {
                 log.info("Indexed " + documents.documentCount() + " documents with the container's embedders " + embedders.keySet() +
                          " in " + (System.nanoTime() - indexingStart) / 1_000_000 + " ms");
             }
+            content.startFlushing();
             if ( ! content.awaitReady(Duration.ofSeconds(30)))
                 log.warning("The container has not reached every content node 30 s after start");
             active = new Generation(session, deployedDir, model, services, container, content, documents, follower, packageEmbedders, built.log());

@@ -36,8 +36,11 @@ final class CatchUp {
         this.threads = threads;
     }
 
-    /** Gives the listener every document, in order; returns how many. */
-    long run(Iterable<StoredDocument> documents, long expected) {
+    /** What a document prepares to when the listener already holds it. */
+    private static final Prepared CURRENT = new Prepared(null, null);
+
+    /** Gives the listener every document it does not already hold, in order; returns how many it was given. */
+    long run(Iterable<java.util.Map.Entry<String, StoredDocument>> documents, long expected) {
         ExecutorService preparers = Executors.newFixedThreadPool(threads, runnable -> {
             Thread thread = new Thread(runnable, "dwell-store-catch-up");
             thread.setDaemon(true);
@@ -46,25 +49,31 @@ final class CatchUp {
         int window = 64 * threads; // documents prepared ahead of the one applied
         Deque<Future<Prepared>> pending = new ArrayDeque<>(window);
         long applied = 0;
+        long current = 0;
         long start = System.nanoTime();
         long nextProgress = start + PROGRESS_NANOS;
         try {
-            for (StoredDocument stored : documents) {
-                pending.add(preparers.submit(() -> prepare(stored)));
+            for (java.util.Map.Entry<String, StoredDocument> entry : documents) {
+                String key = entry.getKey();
+                StoredDocument stored = entry.getValue();
+                pending.add(preparers.submit(() -> prepare(key, stored)));
                 if (pending.size() >= window) {
-                    apply(pending.poll());
-                    applied++;
+                    if (apply(pending.poll())) applied++;
+                    else current++;
                 }
                 if (System.nanoTime() > nextProgress) {
                     nextProgress += PROGRESS_NANOS;
-                    log.info(String.format("Indexed %,d of %,d documents, %,.0f/s on %d threads",
-                                           applied, expected, applied / ((System.nanoTime() - start) / 1e9), threads));
+                    log.info(String.format("Indexed %,d of %,d documents (%,d were current), %,.0f/s on %d threads",
+                                           applied, expected, current, (applied + current) / ((System.nanoTime() - start) / 1e9), threads));
                 }
             }
             while ( ! pending.isEmpty()) {
-                apply(pending.poll());
-                applied++;
+                if (apply(pending.poll())) applied++;
+                else current++;
             }
+            if (current > 0)
+                log.info(String.format("Caught up: %,d documents indexed, %,d already held, in %d ms",
+                                       applied, current, (System.nanoTime() - start) / 1_000_000));
             return applied;
         }
         finally {
@@ -73,7 +82,8 @@ final class CatchUp {
         }
     }
 
-    private Prepared prepare(StoredDocument stored) {
+    private Prepared prepare(String key, StoredDocument stored) {
+        if (listener.isCurrent(DocumentTable.idOf(key), stored.timestamp())) return CURRENT;
         Document document = stored.decode(codec);
         try {
             return new Prepared(document, listener.prepare(document));
@@ -83,7 +93,8 @@ final class CatchUp {
         }
     }
 
-    private void apply(Future<Prepared> future) {
+    /** Gives the prepared document to the listener; false if it already held it. */
+    private boolean apply(Future<Prepared> future) {
         Prepared prepared;
         try {
             prepared = future.get();
@@ -95,8 +106,10 @@ final class CatchUp {
         catch (ExecutionException e) {
             throw new IllegalStateException("Could not decode a stored document", e.getCause());
         }
+        if (prepared == CURRENT) return false;
         if (prepared.prepared() != null) listener.onPut(prepared.document(), prepared.prepared());
         else listener.onPut(prepared.document());
+        return true;
     }
 
 }

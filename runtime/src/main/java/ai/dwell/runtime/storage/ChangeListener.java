@@ -40,4 +40,20 @@ public interface ChangeListener {
     /** A document was removed. */
     void onRemove(DocumentId id);
 
+    /**
+     * While {@link DocumentStore#subscribe} brings this up to the store: whether this already holds the document in the
+     * version the store wrote at this timestamp (e.g. from state it loaded); then the document is neither prepared nor
+     * given to onPut. Called on several threads at once.
+     */
+    default boolean isCurrent(DocumentId id, long timestamp) { return false; }
+
+    /** {@link DocumentStore#subscribe} starts giving this the store's documents. */
+    default void beginCatchUp() {}
+
+    /**
+     * {@link DocumentStore#subscribe} has given this every document of the store (or found it current): what this
+     * holds beyond those, the store no longer has. Called before any later change.
+     */
+    default void endCatchUp() {}
+
 }

@@ -244,11 +244,14 @@ public final class DocumentStore implements AutoCloseable {
     /**
      * Calls {@link ChangeListener#onPut} for every current document and then registers the listener, with no
      * change applied in between, so that the listener sees each document exactly once and then every change.
-     * The documents are prepared ({@link ChangeListener#prepare}) on all cores first (see {@link CatchUp}).
+     * The documents are prepared ({@link ChangeListener#prepare}) on all cores first (see {@link CatchUp}); those the listener
+     * already holds ({@link ChangeListener#isCurrent}) are skipped.
      */
     public void subscribe(ChangeListener listener) {
         synchronized (applyLock) {
-            new CatchUp(listener, codec, Runtime.getRuntime().availableProcessors()).run(table.all(), table.size());
+            listener.beginCatchUp();
+            new CatchUp(listener, codec, Runtime.getRuntime().availableProcessors()).run(table.entries(), table.size());
+            listener.endCatchUp();
             listeners.add(listener);
         }
     }

@@ -48,6 +48,12 @@ final class DocumentTable {
 
     long size() { return size.get(); }
 
+    /** A weakly consistent view of all documents with their ids: changes during iteration may or may not be seen. */
+    Iterable<Map.Entry<String, StoredDocument>> entries() { return documents.entrySet(); }
+
+    /** The document id of a key of {@link #entries}. */
+    static DocumentId idOf(String key) { return new DocumentId(key.substring(key.indexOf(TYPE_SEPARATOR) + 1)); }
+
     /** A weakly consistent view of all documents: changes during iteration may or may not be seen. */
     Collection<StoredDocument> all() { return documents.values(); }
 

@@ -274,6 +274,33 @@ class DocumentStoreTest {
     }
 
     @Test
+    void aListenerThatHoldsADocumentsVersionIsNotGivenItAgain() {
+        for (int n = 0; n < 100; n++) store.put(documents.putComment(n));
+        store.update(documents.incrementVotes(commentId(7), 5)); // a newer version than the listener holds
+        java.util.Map<DocumentId, Long> held = new java.util.concurrent.ConcurrentHashMap<>();
+        for (int n = 0; n < 50; n++) held.put(commentId(n), store.get(commentId(n)).orElseThrow().getLastModified());
+        held.put(commentId(7), held.get(commentId(7)) - 1);
+        List<String> seen = new ArrayList<>();
+        ChangeListener listener = new ChangeListener() {
+            @Override public boolean isCurrent(DocumentId id, long timestamp) { return Long.valueOf(timestamp).equals(held.get(id)); }
+            @Override public void beginCatchUp() { seen.add("begin"); }
+            @Override public void endCatchUp() { seen.add("end"); }
+            @Override public void onPut(Document document) {
+                assertEquals(store.get(document.getId()).orElseThrow().getLastModified(), document.getLastModified(), "the store's timestamp");
+                seen.add(document.getId().toString());
+            }
+            @Override public void onRemove(DocumentId id) { seen.add("remove " + id); }
+        };
+        store.subscribe(listener);
+        assertEquals("begin", seen.get(0));
+        assertEquals("end", seen.get(seen.size() - 1));
+        Set<String> given = new HashSet<>(seen.subList(1, seen.size() - 1));
+        assertEquals(51, given.size(), "the 50 documents the listener does not hold, and the one it holds an older version of");
+        assertTrue(given.contains(commentId(7).toString()));
+        assertFalse(given.contains(commentId(8).toString()));
+    }
+
+    @Test
     void listenersPrepareOnTheWritersThreadAndCanRefuseAWrite() {
         List<String> seen = new ArrayList<>();
         Thread writer = Thread.currentThread();

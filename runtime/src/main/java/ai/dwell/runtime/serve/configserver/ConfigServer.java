@@ -69,7 +69,11 @@ public class ConfigServer implements AutoCloseable {
                                                                 refusal.get().message()));
                 return;
             }
-            if (path.equals("/status.html") || path.equals("/state/v1/health")) {
+            if (path.equals("/state/v1/health") && deployments.activating()) { // /status.html only says the process is up
+                respond(exchange, 503, json.createObjectNode().set("status", json.createObjectNode().put("code", "initializing")
+                                                                                .put("message", "loading and indexing the content")));
+            }
+            else if (path.equals("/status.html") || path.equals("/state/v1/health")) {
                 respond(exchange, 200, json.createObjectNode().set("status", json.createObjectNode().put("code", "up")));
             }
             else if (path.equals(TENANT + "/prepareandactivate") && method.equals("POST")) {

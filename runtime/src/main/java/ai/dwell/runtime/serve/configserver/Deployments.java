@@ -20,4 +20,7 @@ public interface Deployments {
     /** The active application, or null when none is deployed. */
     Active active();
 
+    /** Whether a package is being activated (its content loaded and indexed), so the active one does not serve fully yet. */
+    default boolean activating() { return false; }
+
 }

@@ -17,8 +17,8 @@ import java.util.logging.Logger;
  * so the last {@code capacity} texts are remembered (LRU). The runtime runs the indexing statements
  * again on every stored version of a document (a vote rewrites the whole comment) and on start, where
  * Vespa embeds a text once, when it is written; the cache keeps that cost where Vespa has it.
- * With a directory, every text embedded is also kept in an {@link EmbeddingFile}, read back when the
- * runtime starts, so that indexing the stored documents again embeds only texts it has never seen:
+ * With a directory, every text embedded is also kept in an {@link EmbeddingFile}, read back after the
+ * runtime starts (when the cache first misses, so a start that indexes nothing reads nothing), so that indexing the stored documents again embeds only texts it has never seen:
  * the embeddings read are kept until the store is indexed ({@link #indexed}), then only the LRU.
  * Query-time embedding (embed() in a query) goes to the container's embedder directly, uncached.
  */
@@ -29,19 +29,62 @@ public final class CachingEmbedder implements Embedder, AutoCloseable {
     private final Embedder embedder;
     private final AtomicLong embedded = new AtomicLong(), readBack = new AtomicLong();
     private final Map<Key, Tensor> cache;
-    private final EmbeddingFile file; // null: not kept
-    private volatile Map<Key, Tensor> read; // what the file held when opened, until the store is indexed
+    private final KeptFile file; // null: not kept
 
-    private CachingEmbedder(Embedder embedder, Map<Key, Tensor> cache, EmbeddingFile file, Map<Key, Tensor> read) {
+    private CachingEmbedder(Embedder embedder, Map<Key, Tensor> cache, KeptFile file) {
         this.embedder = embedder;
         this.cache = cache;
         this.file = file;
-        this.read = read;
+    }
+
+    /**
+     * The embeddings file of a cache, opened (read) only when the cache first misses: a start whose content nodes
+     * loaded their flushed index embeds nothing, and then need not read every embedding ever computed.
+     */
+    private static final class KeptFile {
+
+        private final Path path;
+        private final Embedder embedder;
+        private EmbeddingFile file;
+        private volatile boolean open = false;
+        private volatile Map<Key, Tensor> read = Map.of(); // what the file held when opened, until the store is indexed
+
+        KeptFile(Path path, Embedder embedder) {
+            this.path = path;
+            this.embedder = embedder;
+        }
+
+        private synchronized void open() {
+            if (open) return;
+            EmbeddingFile.Loaded loaded = EmbeddingFile.open(path, entry -> embeds(embedder, entry.getKey(), entry.getValue()));
+            file = loaded.file();
+            read = loaded.embeddings();
+            open = true;
+        }
+
+        Tensor get(Key key) {
+            if ( ! open) open();
+            return read.get(key);
+        }
+
+        void append(Key key, Tensor tensor) {
+            if ( ! open) open();
+            file.append(key, tensor);
+        }
+
+        boolean isOpen() { return open; }
+
+        void forgetRead() { read = Map.of(); }
+
+        synchronized void close() {
+            if (file != null) file.close();
+        }
+
     }
 
     /** A cache of the given capacity, kept in no file. */
     public CachingEmbedder(Embedder embedder, int capacity) {
-        this(embedder, lru(capacity), null, Map.of());
+        this(embedder, lru(capacity), null);
     }
 
     private static Map<Key, Tensor> lru(int capacity) {
@@ -52,8 +95,7 @@ public final class CachingEmbedder implements Embedder, AutoCloseable {
 
     /** A cache of the given capacity, kept in the file, whose embeddings are read if this embedder gives them too. */
     static CachingEmbedder kept(Embedder embedder, int capacity, Path file) {
-        EmbeddingFile.Loaded loaded = EmbeddingFile.open(file, entry -> embeds(embedder, entry.getKey(), entry.getValue()));
-        return new CachingEmbedder(embedder, lru(capacity), loaded.file(), loaded.embeddings());
+        return new CachingEmbedder(embedder, lru(capacity), new KeptFile(file, embedder));
     }
 
     @Override
@@ -63,7 +105,7 @@ public final class CachingEmbedder implements Embedder, AutoCloseable {
             Tensor cached = cache.get(key);
             if (cached != null) return cached;
         }
-        Tensor tensor = read.get(key);
+        Tensor tensor = file == null ? null : file.get(key);
         boolean computed = tensor == null;
         if (computed) tensor = embedder.embed(text, context, type);
         (computed ? embedded : readBack).incrementAndGet();
@@ -82,10 +124,10 @@ public final class CachingEmbedder implements Embedder, AutoCloseable {
 
     /** The store is indexed: the embeddings read from the file are no longer needed (the LRU stays). */
     public void indexed() {
-        if (file != null)
+        if (file != null && file.isOpen())
             log.info(String.format("Indexed with %,d embeddings read back from %s and %,d texts embedded",
-                                   readBack.getAndSet(0), file.path(), embedded.getAndSet(0)));
-        read = Map.of();
+                                   readBack.getAndSet(0), file.path, embedded.getAndSet(0)));
+        if (file != null) file.forgetRead();
     }
 
     @Override
@@ -108,7 +150,7 @@ public final class CachingEmbedder implements Embedder, AutoCloseable {
         embedders.forEach((id, embedder) -> {
             CachingEmbedder old = previous.get(id);
             CachingEmbedder caching = old != null && old.embedsAs(embedder)
-                                      ? new CachingEmbedder(embedder, old.cache, old.file, old.read)
+                                      ? new CachingEmbedder(embedder, old.cache, old.file)
                                       : directory == null ? new CachingEmbedder(embedder, capacity)
                                                           : kept(embedder, capacity, directory.resolve(id + ".embeddings"));
             next.put(id, caching);

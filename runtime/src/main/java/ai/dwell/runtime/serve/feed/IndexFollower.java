@@ -56,9 +56,9 @@ public class IndexFollower implements ChangeListener {
     @Override
     public void onPut(Document document, Object prepared) {
         if (prepared instanceof IndexedUpdate indexed) {
-            if ( ! content.update(indexed.update())) onPut(document); // a node without the document: index it whole
+            if ( ! content.update(indexed.update(), timestamp(document))) onPut(document); // a node without the document: index it whole
         }
-        else content.put((Document) prepared);
+        else content.put((Document) prepared, timestamp(document));
     }
 
     /** An update with its indexing statements applied, for the nodes to apply to the documents they hold. */
@@ -67,7 +67,7 @@ public class IndexFollower implements ChangeListener {
     @Override
     public void onPut(Document document) {
         try {
-            content.put(indexing.process(document.clone()));
+            content.put(indexing.process(document.clone()), timestamp(document));
         }
         catch (RuntimeException e) {
             log.log(Level.WARNING, "Could not index " + document.getId() + ": " + e.getMessage(), e);
@@ -77,6 +77,21 @@ public class IndexFollower implements ChangeListener {
     @Override
     public void onRemove(DocumentId id) {
         content.remove(id);
+    }
+
+    @Override
+    public boolean isCurrent(DocumentId id, long timestamp) { return content.isCurrent(id, timestamp); }
+
+    @Override
+    public void beginCatchUp() { content.beginCatchUp(); }
+
+    @Override
+    public void endCatchUp() { content.endCatchUp(); }
+
+    /** The store's timestamp of the write that made this version (its last-modified time), 0 if unknown. */
+    private static long timestamp(Document document) {
+        Long lastModified = document.getLastModified();
+        return lastModified == null ? 0 : lastModified;
     }
 
 }

@@ -10,14 +10,23 @@ import com.yahoo.document.DocumentUpdate;
  */
 public interface IndexedContent {
 
-    /** Stores a document, processed by its indexing statements, where it belongs. */
-    void put(Document document);
+    /** Stores a document, processed by its indexing statements, where it belongs; timestamp: the store's, of the write. */
+    void put(Document document, long timestamp);
 
     /**
      * Applies an update, processed by the indexing statements of the fields it touches, to the documents held;
      * false if a node that should hold the document has none, so the update was not applied there.
      */
-    boolean update(DocumentUpdate update);
+    boolean update(DocumentUpdate update, long timestamp);
+
+    /** Whether the content already holds this document in the version the store wrote at this timestamp (see ChangeListener#isCurrent). */
+    default boolean isCurrent(DocumentId id, long timestamp) { return false; }
+
+    /** A catch-up with the store begins (see ChangeListener#beginCatchUp). */
+    default void beginCatchUp() {}
+
+    /** A catch-up with the store ended: what was neither current nor put meanwhile is removed (see ChangeListener#endCatchUp). */
+    default void endCatchUp() {}
 
     /** Removes a document from where it is held. */
     void remove(DocumentId id);

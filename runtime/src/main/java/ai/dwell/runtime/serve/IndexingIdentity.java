@@ -1,0 +1,75 @@
+package ai.dwell.runtime.serve;
+
+import com.yahoo.vespa.configdefinition.IlscriptsConfig;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+
+/**
+ * What besides its schema decides a document type's index content, per type, for the fingerprint of its flushed
+ * state: the type's indexing statements, and where they embed, the identity of the embedders: the package's
+ * services.xml (where embedders are declared) and each model file's path, size and a checksum of its first MiB.
+ * A change to any of these makes the type's state unusable, so it is indexed again from the store.
+ */
+final class IndexingIdentity {
+
+    private static final int HEAD_BYTES = 1 << 20;
+
+    private IndexingIdentity() {}
+
+    static Map<String, String> of(IlscriptsConfig scripts, Path packageDir) {
+        String embedders = null;
+        Map<String, String> identity = new HashMap<>();
+        for (IlscriptsConfig.Ilscript script : scripts.ilscript()) {
+            StringBuilder text = new StringBuilder(String.join("\n", script.content()));
+            text.append("\n--fields: ").append(script.docfield());
+            if (script.content().stream().anyMatch(statement -> statement.matches("(?s).*\\bembed\\b.*"))) {
+                if (embedders == null) embedders = embedders(packageDir);
+                text.append("\n--embedders:\n").append(embedders);
+            }
+            identity.merge(script.doctype(), text.toString(), (a, b) -> a + "\n" + b);
+        }
+        return identity;
+    }
+
+    private static String embedders(Path packageDir) {
+        StringBuilder identity = new StringBuilder();
+        try {
+            Path services = packageDir.resolve("services.xml");
+            if (Files.exists(services)) identity.append(Files.readString(services)).append('\n');
+            List<Path> models;
+            try (Stream<Path> files = Files.walk(packageDir)) {
+                models = files.filter(Files::isRegularFile).filter(IndexingIdentity::isModelFile).sorted().toList();
+            }
+            for (Path model : models)
+                identity.append(packageDir.relativize(model)).append(' ').append(Files.size(model)).append(' ').append(head(model)).append('\n');
+            return identity.toString();
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("Could not read the embedders' files in " + packageDir, e);
+        }
+    }
+
+    private static boolean isModelFile(Path file) {
+        String name = file.getFileName().toString();
+        return name.endsWith(".onnx") || name.endsWith(".json") && ! file.toString().contains("/search/query-profiles/") || name.endsWith(".model");
+    }
+
+    private static long head(Path file) throws IOException {
+        CRC32C crc = new CRC32C();
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] bytes = in.readNBytes(HEAD_BYTES);
+            crc.update(bytes);
+        }
+        return crc.getValue();
+    }
+
+}
