@@ -397,6 +397,14 @@ def plot(rows: list[dict], out: Path) -> None:
     fig.savefig(out, dpi=120)
 
 
+PACKAGES = ("applications", "served")   # the deployed application package (models included): a constant, not per comment
+
+
+def data_bytes(row: dict) -> int:
+    """The data directory's bytes without the application packages it keeps."""
+    return row["disk_bytes"] - sum(row["breakdown"].get(name, 0) for name in PACKAGES)
+
+
 def verdict(ok: bool | None) -> str:
     return "—" if ok is None else ("met" if ok else "not met")
 
@@ -411,9 +419,10 @@ def report(run: dict) -> str:
     lines += [f"Measured {run['date']} on this machine ({os.cpu_count()} cores, shared with other work: compare the ratios within a run). "
               f"Start: from `./dwell start` to the first `{EVERY_COMMENT}` (and `{EVERY_AUTHOR}`) with hits=0, polled every 50 ms, "
               "whose totalCount is what was fed (authors: times the content nodes, each of which holds every global document and counts it). Floor: `cat` of every file of the data directory, one after the other, to /dev/null, "
-              f"in the same run. Page cache: {cache}. Bytes: `du -sb` of the data directory without its logs, per comment.", "",
-              "| corpus | comments | authors | floor s (MB) | config server s | first answer s | start s | start / floor | bytes/comment | goal | met |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+              f"in the same run. Page cache: {cache}. Bytes: `du -sb` of the data directory without its logs, per comment; "
+              "without packages: also without the deployed application packages (`applications/`, `served/`: the models, a constant).", "",
+              "| corpus | comments | authors | floor s (MB) | config server s | first answer s | start s | start / floor | bytes/comment | without packages | goal | met |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         s, f = r["start"], r["floor"]
         goal = GOALS.get(r["preset"])
@@ -424,7 +433,7 @@ def report(run: dict) -> str:
             met = s["full_coverage_s"] <= goal["start_s"] and ("ratio" not in goal or r["ratio"] <= goal["ratio"])
         lines.append(f"| {r['preset']} | {r['comments']:,} | {r['authors']:,} | {f['seconds']:.2f} ({f['bytes'] / 1e6:.1f}) | "
                      f"{s['config_server_s']:.2f} | {s['first_answer_s'] or float('nan'):.2f} | {s['full_coverage_s']:.2f} | "
-                     f"{r['ratio']:.1f}× | {r['bytes_per_comment']:,.0f} | {goal_text} | {verdict(met)} |")
+                     f"{r['ratio']:.1f}× | {r['bytes_per_comment']:,.0f} | {data_bytes(r) / r['comments']:,.0f} | {goal_text} | {verdict(met)} |")
     lines += ["", "Goal ratios (measured / goal; ≤ 1 meets it):", ""]
     for r in rows:
         goal = GOALS.get(r["preset"])
