@@ -114,6 +114,13 @@ def disk_bytes(data: Path) -> int:
     return int(done.stdout.split()[0])
 
 
+def filesystem(data: Path) -> str:
+    """The data directory's file system and device (df -T)."""
+    done = subprocess.run(["df", "-T", str(data)], capture_output=True, text=True)
+    fields = done.stdout.splitlines()[-1].split() if done.returncode == 0 else []
+    return f"{fields[1]} on {fields[0]}" if len(fields) > 1 else "?"
+
+
 def disk_breakdown(data: Path) -> dict[str, int]:
     """Bytes per top-level entry of the data directory (du -sb), to see what the bytes per comment are made of."""
     sizes = {}
@@ -203,6 +210,7 @@ def timed_start(runtime: Runtime, expected: dict[str, tuple[int, int]], cold: bo
             else:
                 os.environ[k] = v
     row["config_server_s"] = config_server
+    row["load_average"] = os.getloadavg()[0]
     row.update(load_lines(runtime, since))
     return row
 
@@ -419,10 +427,12 @@ def report(run: dict) -> str:
     lines += [f"Measured {run['date']} on this machine ({os.cpu_count()} cores, shared with other work: compare the ratios within a run). "
               f"Start: from `./dwell start` to the first `{EVERY_COMMENT}` (and `{EVERY_AUTHOR}`) with hits=0, polled every 50 ms, "
               "whose totalCount is what was fed (authors: times the content nodes, each of which holds every global document and counts it). Floor: `cat` of every file of the data directory, one after the other, to /dev/null, "
-              f"in the same run. Page cache: {cache}. Bytes: `du -sb` of the data directory without its logs, per comment; "
+              f"in the same run, on {', '.join(sorted({r.get('filesystem', '?') for r in rows}))} (a virtual disk: the host may cache it too, "
+              f"so a cold read can be faster than the device). Page cache: {cache}. Load: the machine's 1-minute load average when the "
+              "start ended (other agents' builds and tests included; the start's own JVM too). Bytes: `du -sb` of the data directory without its logs, per comment; "
               "without packages: also without the deployed application packages (`applications/`, `served/`: the models, a constant).", "",
-              "| corpus | comments | authors | floor s (MB) | config server s | first answer s | start s | start / floor | bytes/comment | without packages | goal | met |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "| corpus | comments | authors | floor s (MB) | config server s | first answer s | start s (each) | start / floor | load | bytes/comment | without packages | goal | met |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         s, f = r["start"], r["floor"]
         goal = GOALS.get(r["preset"])
@@ -432,8 +442,8 @@ def report(run: dict) -> str:
             goal_text = f"≤ {goal['start_s']:.0f} s" + (f", ≤ {goal['ratio']:.0f}× floor" if "ratio" in goal else "")
             met = s["full_coverage_s"] <= goal["start_s"] and ("ratio" not in goal or r["ratio"] <= goal["ratio"])
         lines.append(f"| {r['preset']} | {r['comments']:,} | {r['authors']:,} | {f['seconds']:.2f} ({f['bytes'] / 1e6:.1f}) | "
-                     f"{s['config_server_s']:.2f} | {s['first_answer_s'] or float('nan'):.2f} | {s['full_coverage_s']:.2f} | "
-                     f"{r['ratio']:.1f}× | {r['bytes_per_comment']:,.0f} | {data_bytes(r) / r['comments']:,.0f} | {goal_text} | {verdict(met)} |")
+                     f"{s['config_server_s']:.2f} | {s['first_answer_s'] or float('nan'):.2f} | {s['full_coverage_s']:.2f} "
+                     f"({' / '.join(f'{x:.1f}' for x in r['starts'])}) | {r['ratio']:.1f}× | {s.get('load_average', float('nan')):.1f} | {r['bytes_per_comment']:,.0f} | {data_bytes(r) / r['comments']:,.0f} | {goal_text} | {verdict(met)} |")
     lines += ["", "Goal ratios (measured / goal; ≤ 1 meets it):", ""]
     for r in rows:
         goal = GOALS.get(r["preset"])
@@ -570,7 +580,8 @@ def main() -> None:
                 row = {"preset": preset, "comments": comments, "authors": authors, "feed_rate": fed["comments"]["rate"],
                        "floor": floor, "start": start, "starts": [s["full_coverage_s"] for s in starts],
                        "ratio": start["full_coverage_s"] / max(floor["seconds"], 1e-9), "disk_bytes": size,
-                       "bytes_per_comment": size / comments, "breakdown": disk_breakdown(runtime.data)}
+                       "bytes_per_comment": size / comments, "breakdown": disk_breakdown(runtime.data),
+                       "filesystem": filesystem(runtime.data)}
                 run["presets"].append(row)
                 print(f"{preset}: {comments} comments; floor {floor['seconds']:.2f} s ({floor['bytes'] / 1e6:.1f} MB), start → full coverage "
                       f"{start['full_coverage_s']:.2f} s ({row['ratio']:.1f}× floor), {row['bytes_per_comment']:.0f} bytes/comment", flush=True)
