@@ -56,7 +56,7 @@ LOCK = Path("/tmp/dwell-runtime.lock")
 EVERY_COMMENT = "select * from comment where true"
 EVERY_AUTHOR = "select * from author where true"
 # issue 16's goals: seconds from ./dwell start to full coverage, and the most start / floor may be
-GOALS = {"medium": {"start_s": 2.0}, "w1": {"start_s": 15.0, "ratio": 2.0}}
+GOALS = {"medium": {"start_s": 2.0, "comments": 20_000}, "w1": {"start_s": 15.0, "ratio": 2.0, "comments": 1_000_000}}
 KILL9_GOAL_S = {"w1": 20.0}
 LOADED = re.compile(r"Loaded index of (\S+) on node (\S+): (\d+) documents in (\d+) ms")
 READY = re.compile(r"Content nodes ready: (\d+) documents")
@@ -393,11 +393,9 @@ def plot(rows: list[dict], out: Path) -> None:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     ax.plot(x, [r["start"]["full_coverage_s"] for r in rows], marker="o", label="./dwell start → every document searchable")
     ax.plot(x, [r["floor"]["seconds"] for r in rows], marker="s", label="floor: sequential read of the data directory")
-    for name, goal in GOALS.items():
-        at = [r["comments"] for r in rows if r["preset"] == name]
-        if at:
-            ax.scatter(at, [goal["start_s"]], marker="*", s=120, color="green", zorder=3,
-                       label=f"goal ({name}: ≤ {goal['start_s']:.0f} s)")
+    for name, goal in GOALS.items():   # shown whether or not that corpus was run
+        ax.scatter([goal["comments"]], [goal["start_s"]], marker="*", s=120, zorder=3,
+                   label=f"goal: {name} ≤ {goal['start_s']:.0f} s" + (" (not run)" if name not in {r["preset"] for r in rows} else ""))
     ax.set(xscale="log", yscale="log", xlabel="comments in the corpus", ylabel="seconds", title="Restart: time to full coverage")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
