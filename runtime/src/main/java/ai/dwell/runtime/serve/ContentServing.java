@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.logging.Logger;
+import java.nio.file.Path;
 
 /**
  * The content nodes of a package, each one a shard of the engine behind proton's RPC protocol,
@@ -64,7 +65,7 @@ public class ContentServing implements IndexedContent, AutoCloseable {
      *
      * @param indexing per document type, what besides its schema decides its index content (see ContentNode#keepStateIn)
      */
-    public void loadState(java.nio.file.Path directory, Map<String, String> indexing) {
+    public void loadState(Path directory, Map<String, String> indexing) {
         long start = System.nanoTime();
         for (Node node : nodes)
             node.engine().keepStateIn(directory.resolve(node.cluster()).resolve(Integer.toString(node.engine().distributionKey())), indexing);

@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.logging.Logger;
+import java.util.Map;
 
 /**
  * Brings a new {@link ChangeListener} up to the documents a store holds (on start, after recovery, and when a
@@ -40,7 +41,7 @@ final class CatchUp {
     private static final Prepared CURRENT = new Prepared(null, null);
 
     /** Gives the listener every document it does not already hold, in order; returns how many it was given. */
-    long run(Iterable<java.util.Map.Entry<String, StoredDocument>> documents, long expected) {
+    long run(Iterable<Map.Entry<String, StoredDocument>> documents, long expected) {
         ExecutorService preparers = Executors.newFixedThreadPool(threads, runnable -> {
             Thread thread = new Thread(runnable, "dwell-store-catch-up");
             thread.setDaemon(true);
@@ -53,7 +54,7 @@ final class CatchUp {
         long start = System.nanoTime();
         long nextProgress = start + PROGRESS_NANOS;
         try {
-            for (java.util.Map.Entry<String, StoredDocument> entry : documents) {
+            for (Map.Entry<String, StoredDocument> entry : documents) {
                 String key = entry.getKey();
                 StoredDocument stored = entry.getValue();
                 pending.add(preparers.submit(() -> prepare(key, stored)));
