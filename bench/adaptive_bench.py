@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import fcntl
 import json
 import os
 import signal
@@ -32,10 +31,9 @@ import tempfile
 import time
 import urllib.parse
 import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 
-from dwell_client import Runtime, vespa, wait_for_container
+from dwell_client import Runtime, runtime_lock, vespa, wait_for_container
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -45,23 +43,9 @@ import runtime_bench  # noqa: E402
 CORES = os.cpu_count() or 1
 POLICIES = {"static-1": "1", f"static-{CORES}": str(CORES), "adaptive": "adaptive"}
 FLOOR = "floor (/status.html)"
-LOCK = Path("/tmp/dwell-runtime.lock")
 FRONT_PAGE = "select * from comment where true"
 
 
-@contextmanager
-def runtime_lock(take: bool):
-    """The machine-wide runtime lock, for one phase of the benchmark."""
-    if not take:
-        yield
-        return
-    with open(LOCK, "a") as lock:
-        print("waiting for the runtime lock ...", flush=True)
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def biggest_articles(corpus: Path, count: int) -> list[tuple[str, int]]:

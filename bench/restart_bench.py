@@ -30,7 +30,6 @@ Writes bench/results/restart.md, restart.json and restart.png (start time vs cor
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
 import os
 import re
@@ -42,17 +41,15 @@ import tempfile
 import threading
 import time
 import urllib.parse
-from contextlib import contextmanager
 from pathlib import Path
 
-from dwell_client import CONTAINER, Runtime, http, vespa, wait_for_container
+from dwell_client import CONTAINER, Runtime, http, runtime_lock, vespa, wait_for_container
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import runtime_bench  # noqa: E402
 
-LOCK = Path("/tmp/dwell-runtime.lock")
 EVERY_COMMENT = "select * from comment where true"
 EVERY_AUTHOR = "select * from author where true"
 # issue 16's goals: seconds from ./dwell start to full coverage, and the most start / floor may be
@@ -62,18 +59,6 @@ LOADED = re.compile(r"Loaded index of (\S+) on node (\S+): (\d+) documents in (\
 READY = re.compile(r"Content nodes ready: (\d+) documents")
 
 
-@contextmanager
-def runtime_lock(take: bool):
-    """The machine-wide runtime lock (unless the caller holds it)."""
-    if not take:
-        yield
-        return
-    with open(LOCK, "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def drop_page_cache() -> bool:

@@ -12,11 +12,11 @@ from .application import deploy, deployed_runtime, document_url, feed, get, put,
 from .cli import vespa, vespa_binary
 from .httpjson import answers, http
 from .paths import CONFIG_SERVER, CONTAINER, ROOT, find_root
-from .process import RUNTIME_LOCK, OwnRuntime, Runtime
+from .process import RUNTIME_LOCK, OwnRuntime, Runtime, runtime_lock
 from .waits import wait_for_container, wait_for_free_ports
 
 __all__ = [
     "CONFIG_SERVER", "CONTAINER", "ROOT", "RUNTIME_LOCK", "OwnRuntime", "Runtime", "answers", "deploy",
-    "deployed_runtime", "document_url", "feed", "find_root", "get", "http", "put", "search", "update",
+    "deployed_runtime", "document_url", "feed", "find_root", "get", "http", "put", "runtime_lock", "search", "update",
     "vespa", "vespa_binary", "wait_for_container", "wait_for_free_ports",
 ]

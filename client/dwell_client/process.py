@@ -5,10 +5,12 @@ import fcntl
 import os
 import signal
 import subprocess
+import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any, Callable, Iterator
 
 from .paths import ROOT
 from .waits import wait_for_free_ports
@@ -99,6 +101,25 @@ class Runtime:
 
 
 RUNTIME_LOCK = Path("/tmp/dwell-runtime.lock")   # one runtime per machine: its ports are fixed
+
+
+@contextmanager
+def runtime_lock(take: bool = True, path: Path = RUNTIME_LOCK) -> Iterator[None]:
+    """Holds the machine-wide runtime lock for the block (waits for it), unless take is false: the
+    caller already holds it (e.g. `flock /tmp/dwell-runtime.lock pytest ...`)."""
+    if not take:
+        yield
+        return
+    with path.open("a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"waiting for the runtime lock ({path}) ...", file=sys.stderr, flush=True)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @dataclass

@@ -76,3 +76,24 @@ def test_vespa_binary_is_the_go_binary_and_its_exit_code_counts() -> None:
     assert binary.read_bytes()[:4] == b"\x7fELF"              # not the Python wrapper script
     assert subprocess.run([str(binary), "version"], capture_output=True).returncode == 0
     assert subprocess.run([str(binary), "no-such-command"], capture_output=True).returncode != 0
+
+
+def _held_elsewhere(path: Path) -> bool:
+    """Whether another process finds the lock file held (flock locks are per open file, so ask a child)."""
+    probe = ("import fcntl, sys\n"
+             "f = open(sys.argv[1], 'a')\n"
+             "try:\n    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\nexcept BlockingIOError:\n    sys.exit(1)\n")
+    return subprocess.run([sys.executable, "-c", probe, str(path)]).returncode == 1
+
+
+def test_runtime_lock_is_held_for_the_block_and_released_after(tmp_path: Path) -> None:
+    lock = tmp_path / "runtime.lock"
+    with dwell_client.runtime_lock(path=lock):
+        assert _held_elsewhere(lock)
+    assert not _held_elsewhere(lock)
+
+
+def test_runtime_lock_takes_nothing_when_the_caller_holds_it(tmp_path: Path) -> None:
+    lock = tmp_path / "runtime.lock"
+    with dwell_client.runtime_lock(False, path=lock):
+        assert not _held_elsewhere(lock)
