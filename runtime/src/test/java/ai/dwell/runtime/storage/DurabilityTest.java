@@ -146,6 +146,63 @@ class DurabilityTest {
         }
     }
 
+    /**
+     * A kill -9 at every point of a snapshot and the log pruning after it: with the new snapshot half written
+     * (a .tmp), and with the new snapshot in place and each prefix of what it makes obsolete (the older snapshot,
+     * then the covered segments in order) deleted. Each image recovers every write, as the store had it.
+     */
+    @Test
+    void aCrashAnywhereInASnapshotOrThePruningAfterItLosesNothing() throws IOException {
+        StoreOptions options = StoreOptions.defaults().withSnapshotEveryEntries(Long.MAX_VALUE);
+        Path before = crashImage.resolve("before"), after = crashImage.resolve("after");
+        Files.createDirectories(before);
+        Files.createDirectories(after);
+        List<Document> written;
+        try (DocumentStore store = new DocumentStore(directory, documents.types(), options)) {
+            for (int n = 0; n < 200; n++) store.put(documents.putComment(n));
+            store.snapshot();
+            for (int n = 0; n < 200; n += 2) store.update(documents.incrementVotes(commentId(n), 7));
+            for (int n = 1; n < 200; n += 4) store.remove(new DocumentRemove(commentId(n)));
+            for (int n = 200; n < 260; n++) store.put(documents.putComment(n));
+            written = all(store);
+            copy(directory, before);
+            store.snapshot();
+            copy(directory, after);
+        }
+        List<Path> obsolete = Stream.concat(files(before, ".snap").stream(), files(before, ".seg").stream())
+                                    .map(Path::getFileName)
+                                    .filter(name -> ! Files.exists(after.resolve(name)))
+                                    .toList();
+        assertEquals(2, obsolete.size(), "the older snapshot and the segment the new one covers are deleted: " + obsolete);
+        Path newSnapshot = files(after, ".snap").get(0).getFileName();
+
+        Path halfWritten = crashImage.resolve("half-written snapshot");
+        copyAll(before, halfWritten);
+        byte[] snapshot = Files.readAllBytes(after.resolve(newSnapshot));
+        Files.write(halfWritten.resolve(newSnapshot + ".tmp"), java.util.Arrays.copyOf(snapshot, snapshot.length / 2));
+        assertRecovers(written, halfWritten, options);
+        assertEquals(List.of(), files(halfWritten, ".tmp"), "the torn snapshot is deleted");
+
+        for (int deleted = 0; deleted <= obsolete.size(); deleted++) {
+            Path image = crashImage.resolve("pruned " + deleted);
+            copyAll(before, image);
+            copyAll(after, image);
+            for (Path name : obsolete.subList(0, deleted)) Files.delete(image.resolve(name));
+            assertRecovers(written, image, options);
+        }
+    }
+
+    private void assertRecovers(List<Document> expected, Path image, StoreOptions options) {
+        try (DocumentStore store = new DocumentStore(image, documents.types(), options)) {
+            assertSameDocuments(expected, all(store));
+        }
+    }
+
+    private static void copyAll(Path from, Path to) throws IOException {
+        Files.createDirectories(to);
+        for (Path file : files(from, "")) Files.copy(file, to.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+    }
+
     @Test
     void corruptionBeforeTheTailFailsRecoveryInsteadOfLosingAcknowledgedWrites() throws IOException {
         try (DocumentStore store = new DocumentStore(directory, documents.types())) {
