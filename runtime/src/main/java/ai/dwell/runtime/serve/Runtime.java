@@ -178,7 +178,7 @@ public class Runtime implements Deployments, AutoCloseable {
             boolean embeds = IndexingScripts.usesEmbedders(indexingScripts);
             if (linguistics.isPresent() && embeds) {
                 packageEmbedders = PackageEmbedders.of(model, services.containerCluster(), served).orElse(null);
-                follower = packageEmbedders == null ? null : indexBeforeContainer(indexingScripts, types, linguistics.get(), packageEmbedders, content, data);
+                follower = packageEmbedders == null ? null : indexBeforeContainer(indexingScripts, types, linguistics.get(), packageEmbedders, content, data, documents);
                 if (follower == null && packageEmbedders != null) { packageEmbedders.close(); packageEmbedders = null; }
             }
             else if (linguistics.isPresent()) {
@@ -196,7 +196,7 @@ public class Runtime implements Deployments, AutoCloseable {
             pipeline.route(new DocprocRoute(services.docprocChainOfType().isEmpty() ? null : container.jdisc().documentProcessing(),
                                             services.docprocChainOfType()));
             if (follower == null) {
-                Map<String, Embedder> embedders = CachingEmbedder.wrap(container.embedders(), EMBEDDING_CACHE_SIZE, data.embeddings());
+                Map<String, Embedder> embedders = CachingEmbedder.wrap(container.embedders(), EMBEDDING_CACHE_SIZE, data.embeddings(), documents::documentCount);
                 follower = new IndexFollower(new IndexingScripts(indexingScripts, types, linguistics.orElseGet(container::linguistics), embedders), content);
                 long indexingStart = System.nanoTime();
                 documents.subscribe(follower);
@@ -238,10 +238,11 @@ public class Runtime implements Deployments, AutoCloseable {
      * statements name an embedder those are not (one only the container makes).
      */
     private static IndexFollower indexBeforeContainer(IlscriptsConfig indexingScripts, DocumentTypeManager types, Linguistics linguistics,
-                                                      PackageEmbedders embedders, ContentServing content, DataDirectory data) {
+                                                      PackageEmbedders embedders, ContentServing content, DataDirectory data,
+                                                      DocumentStore documents) {
         try {
             var scripts = new IndexingScripts(indexingScripts, types, linguistics,
-                                              CachingEmbedder.wrap(embedders.byId(), EMBEDDING_CACHE_SIZE, data.embeddings()));
+                                              CachingEmbedder.wrap(embedders.byId(), EMBEDDING_CACHE_SIZE, data.embeddings(), documents::documentCount));
             return new IndexFollower(scripts, content);
         }
         catch (IllegalArgumentException | IllegalStateException e) {

@@ -75,7 +75,7 @@ public final class DwellPackage {
         if (embedders == null) {
             PackageEmbedders made = PackageEmbedders.of(model(), "dwell_container", dir())
                     .orElseThrow(() -> new IllegalStateException("the runtime makes no embedders for dwell's package"));
-            embedders = CachingEmbedder.wrap(made.byId(), 10_000, null);
+            embedders = CachingEmbedder.wrap(made.byId(), 10_000, null, () -> 0);
         }
         return embedders;
     }

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.logging.Logger;
 
 /**
@@ -21,6 +22,8 @@ import java.util.logging.Logger;
  * runtime starts (when the cache first misses, so a start that indexes nothing reads nothing), so that indexing the stored documents again embeds only texts it has never seen:
  * the embeddings read are kept until the store is indexed ({@link #indexed}), then only the LRU.
  * Query-time embedding (embed() in a query) goes to the container's embedder directly, uncached.
+ * The file is kept to at most twice what is worth keeping (the cache's capacity, or the number of stored documents
+ * where that is larger) by compacting it, in the background, to that many distinct texts, the newest.
  */
 public final class CachingEmbedder implements Embedder, AutoCloseable {
 
@@ -45,13 +48,15 @@ public final class CachingEmbedder implements Embedder, AutoCloseable {
 
         private final Path path;
         private final Embedder embedder;
+        private final LongSupplier worthKeeping;
         private EmbeddingFile file;
         private volatile boolean open = false;
         private volatile Map<Key, Tensor> read = Map.of(); // what the file held when opened, until the store is indexed
 
-        KeptFile(Path path, Embedder embedder) {
+        KeptFile(Path path, Embedder embedder, LongSupplier worthKeeping) {
             this.path = path;
             this.embedder = embedder;
+            this.worthKeeping = worthKeeping;
         }
 
         private synchronized void open() {
@@ -60,6 +65,13 @@ public final class CachingEmbedder implements Embedder, AutoCloseable {
             file = loaded.file();
             read = loaded.embeddings();
             open = true;
+            boundSize();
+        }
+
+        /** Compacts the file once it holds more than twice what is worth keeping. */
+        private void boundSize() {
+            long keep = worthKeeping.getAsLong();
+            if (file.records() > 2 * keep) file.compactInBackground(keep);
         }
 
         Tensor get(Key key) {
@@ -70,6 +82,7 @@ public final class CachingEmbedder implements Embedder, AutoCloseable {
         void append(Key key, Tensor tensor) {
             if ( ! open) open();
             file.append(key, tensor);
+            boundSize();
         }
 
         boolean isOpen() { return open; }
@@ -93,9 +106,17 @@ public final class CachingEmbedder implements Embedder, AutoCloseable {
         };
     }
 
-    /** A cache of the given capacity, kept in the file, whose embeddings are read if this embedder gives them too. */
+    /** A cache of the given capacity, kept in the file (never compacted), whose embeddings are read if this embedder gives them too. */
     static CachingEmbedder kept(Embedder embedder, int capacity, Path file) {
-        return new CachingEmbedder(embedder, lru(capacity), new KeptFile(file, embedder));
+        return kept(embedder, capacity, file, () -> Long.MAX_VALUE / 2);
+    }
+
+    /**
+     * A cache of the given capacity, kept in the file, which is compacted once it holds more than twice the capacity
+     * or twice the number of documents given, whichever is larger.
+     */
+    static CachingEmbedder kept(Embedder embedder, int capacity, Path file, LongSupplier documents) {
+        return new CachingEmbedder(embedder, lru(capacity), new KeptFile(file, embedder, () -> Math.max(capacity, documents.getAsLong())));
     }
 
     @Override
@@ -142,9 +163,10 @@ public final class CachingEmbedder implements Embedder, AutoCloseable {
      * Wraps each embedder. A redeploy keeps an embedder's cache (and file) when the new embedder embeds a text
      * of it exactly as cached (the same model), so indexing the store again for the new generation does not
      * embed every text again. Otherwise, with a directory, the embedder's cache is kept in
-     * {@code directory/<embedder id>.embeddings}; without one, in memory only.
+     * {@code directory/<embedder id>.embeddings}, bounded by the number of stored documents; without one, in memory only.
      */
-    public static synchronized Map<String, Embedder> wrap(Map<String, Embedder> embedders, int capacity, Path directory) {
+    public static synchronized Map<String, Embedder> wrap(Map<String, Embedder> embedders, int capacity, Path directory,
+                                                          LongSupplier storedDocuments) {
         Map<String, Embedder> wrapped = new LinkedHashMap<>();
         Map<String, CachingEmbedder> next = new LinkedHashMap<>();
         embedders.forEach((id, embedder) -> {
@@ -152,7 +174,7 @@ public final class CachingEmbedder implements Embedder, AutoCloseable {
             CachingEmbedder caching = old != null && old.embedsAs(embedder)
                                       ? new CachingEmbedder(embedder, old.cache, old.file)
                                       : directory == null ? new CachingEmbedder(embedder, capacity)
-                                                          : kept(embedder, capacity, directory.resolve(id + ".embeddings"));
+                                                          : kept(embedder, capacity, directory.resolve(id + ".embeddings"), storedDocuments);
             next.put(id, caching);
             wrapped.put(id, caching);
         });
