@@ -59,7 +59,7 @@ def biggest_articles(corpus: Path, count: int) -> list[tuple[str, int]]:
 def query_paths(articles: list[tuple[str, int]], policy: str, count: int) -> list[str]:
     """Front-page queries and views of the biggest articles, alternating, all ranked with neural."""
     front = "/search/?" + urllib.parse.urlencode({"yql": FRONT_PAGE, "ranking": "neural", "hits": 10, "timeout": "5s"})
-    views = [f"/search/?article={article}&ranking=neural&hits=10&timeout=5s" for article, _ in articles]
+    views = [f"/search/?article={article}&ranking=neural&hits=10&timeout=5s&cache=false" for article, _ in articles]  # the engine
     suffix = f"&ranking.properties.dwell.threadspersearch={policy}"
     paths = []
     for i in range(count):

@@ -496,7 +496,7 @@ def query_file(corpus: Path, work: Path) -> Path:
             article = json.loads(line)["fields"]["article_id"]
             sizes[article] = sizes.get(article, 0) + 1
     articles = sorted(sizes, key=sizes.get, reverse=True)[:8]
-    paths = [f"/search/?article={a}&ranking=freshness&hits=10" for a in articles]
+    paths = [f"/search/?article={a}&ranking=freshness&hits=10&cache=false" for a in articles]  # the engine, not the hot-article cache
     paths.append("/search/?" + urllib.parse.urlencode({"yql": EVERY_COMMENT, "ranking": "freshness", "hits": 10}))
     path = work / "restart-queries.txt"
     path.write_text("\n".join(paths * 50) + "\n")

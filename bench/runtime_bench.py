@@ -299,6 +299,9 @@ def main() -> None:
     parser.add_argument("--profiles", default=",".join(PROFILES), help="the rank profiles to load, comma-separated")
     parser.add_argument("--query-params", default="", help="more parameters for every query, e.g. "
                         "'ranking.matchPhase.maxHits=2000&ranking.matchPhase.attribute=created_at'")
+    parser.add_argument("--cache", choices=["off", "on", "both"], default="off",
+                        help="the package's hot-article cache: off (cache=false on every view: the engine alone, the default), "
+                             "on, or both (each profile twice: '<profile>' with it off, '<profile> + cache' with it on)")
     args = parser.parse_args()
     if args.smoke:
         args.rates, args.seconds, args.updates = "20,40", 2, 500
@@ -351,15 +354,19 @@ def measure_queries(jar: Path, corpus: Path, work: Path, args: argparse.Namespac
     for rate in rates:
         results["floor (/status.html)"].append(load(jar, floor_queries, rate, args.seconds))
     profiles = args.profiles.split(",")
+    variants = {"off": [False], "on": [True], "both": [False, True]}[args.cache]
     for profile in profiles:
-        queries = write_query_file(corpus, profile, work / f"{profile}.txt", params=args.query_params)
-        load(jar, queries, 50, 2 if args.smoke else 10)  # warm up this profile's code paths (JIT) before measuring
-        results[profile] = []
-        for rate in rates:
-            row = load(jar, queries, rate, args.seconds)
-            results[profile].append(row)
-            print(f"{profile} @ {rate:.0f}/s: answered {row['achieved']:.0f}/s, refused {refused(row)}, p50 {row['p50']:.2f} ms, "
-              f"p99 {row['p99']:.2f} ms, miss@10ms {row['miss_10ms']:.3f}", flush=True)
+        for cached in variants:
+            name = f"{profile} + cache" if cached and args.cache == "both" else profile
+            params = "&".join(p for p in (args.query_params, "" if cached else "cache=false") if p)
+            queries = write_query_file(corpus, profile, work / f"{name.replace(' + ', '-')}.txt", params=params)
+            load(jar, queries, 50, 2 if args.smoke else 10)  # warm up this profile's code paths (JIT) before measuring
+            results[name] = []
+            for rate in rates:
+                row = load(jar, queries, rate, args.seconds)
+                results[name].append(row)
+                print(f"{name} @ {rate:.0f}/s: answered {row['achieved']:.0f}/s, refused {refused(row)}, p50 {row['p50']:.2f} ms, "
+                      f"p99 {row['p99']:.2f} ms, miss@10ms {row['miss_10ms']:.3f}", flush=True)
     traced = {}
     for profile in profiles:
         traced[profile] = phases.run(work / f"{profile}.txt", args.phase_rate, 20 if args.smoke else args.phase_count)

@@ -69,17 +69,23 @@ def test_neural_profiles_rank_as_numpy_computes(runtime: Runtime, profile: str) 
 
 
 def test_a_vote_changes_the_next_querys_ranking(runtime: Runtime) -> None:
-    before = [comment_id(h) for h in ranked("freshness")]
+    """The next query that reaches the content nodes ranks with the vote (cache=false); an article view served by the
+    package's hot-article cache shows it once the cached window is older than its bound (maxAgeMillis 1000)."""
+    before = [comment_id(h) for h in ranked("freshness")]   # cached: the window of this view is now in the cache
     voted = before[-2]
     status, _ = http("PUT", f"{CONTAINER}/document/v1/dwell/comment/docid/{voted}",
                      {"fields": {"upvotes": {"increment": 500}}})
+    acknowledged = time.monotonic()
     assert status == 200
     scores = {c: float(baseline_score(feature_vector(signals(c), NOW))) for c in COMMENTS}
     scores[voted] = float(baseline_score(feature_vector(replace(signals(voted), upvotes=signals(voted).upvotes + 500), NOW)))
-    hits = ranked("freshness")
+    hits = ranked("freshness", cache="false")
     assert [comment_id(h) for h in hits] == expected(scores)
     assert [comment_id(h) for h in hits] != before
     assert next(h for h in hits if comment_id(h) == voted)["relevance"] == pytest.approx(scores[voted], abs=1e-4)
+    while [comment_id(h) for h in ranked("freshness")] != expected(scores):
+        assert time.monotonic() - acknowledged < 1.5, "a cached view is at most 1 s older than the content nodes"
+        time.sleep(0.02)
 
 
 def test_a_rankingmodel_update_changes_neural_scores_without_redeploy(runtime: Runtime) -> None:
@@ -339,3 +345,24 @@ def test_no_write_failed_to_reach_the_content_nodes(runtime: Runtime) -> None:
     log = (runtime.data / "logs" / "runtime.log").read_text(errors="replace")
     failures = [line[:400] for line in log.splitlines() if "Change listener" in line and "failed on" in line]
     assert failures == [], failures[:3]
+
+
+def test_the_hot_article_cache_serves_what_the_content_nodes_gave(runtime: Runtime) -> None:
+    """A view served from the package's hot-article cache renders exactly as one that reached the content nodes
+    (hits, order, relevance, fields, match features, totalCount), and its trace says hit and the window's age."""
+    view = {"article": ARTICLE, "ranking": "neural", "hits": 10, "ranking.properties.vespa.now": NOW, "exploration.rate": 0}
+
+    def comparable(result: dict) -> dict:
+        root = result["root"]
+        return {"fields": {k: v for k, v in root["fields"].items() if k != "query_id"}, "children": root["children"]}
+
+    uncached = search(**view, cache="false")
+    first = search(**view, **{"trace.level": 1})
+    second = search(**view, **{"trace.level": 1})
+    assert comparable(first) == comparable(uncached)
+    assert comparable(second) == comparable(uncached)
+    trace = json.dumps(second["trace"])
+    assert re.search(r"ArticleViewCache: hit, age \d+ ms", trace), trace
+    assert first["root"]["fields"]["query_id"] != second["root"]["fields"]["query_id"], "each view is its own impression"
+    bypassed = json.dumps(search(**view, cache="false", **{"trace.level": 1})["trace"])
+    assert "ArticleViewCache: bypass (cache=false)" in bypassed

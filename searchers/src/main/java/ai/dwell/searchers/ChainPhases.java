@@ -3,9 +3,9 @@ package ai.dwell.searchers;
 /**
  * The names of the phases dwell's searchers provide in a search chain, for their
  * {@code @Provides}, {@code @After} and {@code @Before} annotations. In chain order:
- * similar comments, article view, model weights, exploration (duplicate collapsing comes last
- * and provides no phase of its own). A searcher orders itself by these names, never by
- * another searcher's class.
+ * similar comments, article view, model weights, exploration, duplicate collapse, and the
+ * article view cache, which comes last, next to the content cluster. A searcher orders itself by
+ * these names, never by another searcher's class.
  */
 public final class ChainPhases {
 
@@ -20,6 +20,9 @@ public final class ChainPhases {
 
     /** ExplorationSearcher: the shown order of an article view is chosen and logged. */
     public static final String EXPLORATION = "Exploration";
+
+    /** DuplicateCollapseSearcher: no two near-duplicates are shown. */
+    public static final String DUPLICATE_COLLAPSE = "DuplicateCollapse";
 
     private ChainPhases() {}
 

@@ -3,6 +3,7 @@ package ai.dwell.searchers;
 import com.yahoo.component.annotation.Inject;
 import com.yahoo.component.chain.dependencies.After;
 import com.yahoo.component.chain.dependencies.Before;
+import com.yahoo.component.chain.dependencies.Provides;
 import com.yahoo.processing.request.CompoundName;
 import com.yahoo.search.Query;
 import com.yahoo.search.Result;
@@ -25,6 +26,7 @@ import java.util.List;
  * searcher, so exploration samples among distinct comments. The embedding field and its summary
  * class come from {@link DuplicateCollapseConfig}.
  */
+@Provides(ChainPhases.DUPLICATE_COLLAPSE)
 @After(ChainPhases.EXPLORATION)
 @Before(PhaseNames.BLENDED_RESULT)
 public class DuplicateCollapseSearcher extends Searcher {

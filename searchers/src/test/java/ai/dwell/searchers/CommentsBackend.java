@@ -10,6 +10,7 @@ import com.yahoo.tensor.Tensor;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -22,6 +23,7 @@ class CommentsBackend extends Searcher {
     private final List<Double> scores;
     private final AtomicReference<Query> lastQuery = new AtomicReference<>();
     private volatile int lastRequestedHits;
+    private final AtomicInteger searches = new AtomicInteger();
 
     /** Comments c0, c1, ... with these scores, in this order (which should be descending). */
     CommentsBackend(List<Double> scores) {
@@ -32,6 +34,7 @@ class CommentsBackend extends Searcher {
     public Result search(Query query, Execution execution) {
         lastQuery.set(query);
         lastRequestedHits = query.getHits();
+        searches.incrementAndGet();
         Result result = new Result(query);
         result.setTotalHitCount(scores.size());
         for (int i = 0; i < Math.min(scores.size(), query.getHits()); i++) {
@@ -49,11 +52,15 @@ class CommentsBackend extends Searcher {
         for (Hit hit : result.hits().asList()) {
             String comment = hit.getId().toString().substring("index:dwell/0/".length());
             hit.setField("documentid", "id:dwell:comment::" + comment);
+            if ("embedding".equals(summaryClass)) hit.setField("embedding", Tensor.from("tensor<float>(x[2]):[1, 0]"));
             hit.setFilled(summaryClass);
         }
     }
 
     Query lastQuery() { return lastQuery.get(); }
+
+    /** The number of queries that reached the content cluster. */
+    int searches() { return searches.get(); }
 
     /** The number of hits the last query asked for, when it got here. */
     int lastRequestedHits() { return lastRequestedHits; }
