@@ -20,16 +20,17 @@ import java.util.logging.Logger;
 
 /**
  * Appends {@link Impression}s to a file, one JSON object a line ({@link ImpressionJson}), from a
- * background thread. A query only offers its record to a bounded queue: it never waits for the
- * disk, and when the queue is full the record is dropped and counted.
+ * background thread, which also encodes them (an impression is immutable): a query only offers its
+ * impression to a bounded queue, so it neither waits for the disk nor pays for the JSON, and when the
+ * queue is full the impression is dropped and counted.
  */
 class ImpressionLog implements AutoCloseable {
 
     private static final Logger log = Logger.getLogger(ImpressionLog.class.getName());
-    private static final String STOP = "";
+    private static final Object STOP = new Object();
 
     private final Path path;
-    private final BlockingQueue<String> queue;
+    private final BlockingQueue<Object> queue;
     private final AtomicLong written = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
     private final Thread writer;
@@ -55,9 +56,9 @@ class ImpressionLog implements AutoCloseable {
 
     Path path() { return path; }
 
-    /** Encodes and queues one impression. Returns false if it was dropped. */
+    /** Queues one impression, to be encoded and written. Returns false if it was dropped. */
     boolean append(Impression impression) {
-        if (queue.offer(ImpressionJson.encode(impression))) return true;
+        if (queue.offer(impression)) return true;
         dropped.incrementAndGet();
         return false;
     }
@@ -79,17 +80,26 @@ class ImpressionLog implements AutoCloseable {
     private void run() {
         try (BufferedWriter out = Files.newBufferedWriter(path, StandardCharsets.UTF_8,
                                                           StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
-            List<String> batch = new ArrayList<>();
+            List<Object> batch = new ArrayList<>();
             while (true) {
-                String first = queue.poll(100, TimeUnit.MILLISECONDS);
+                Object first = queue.poll(100, TimeUnit.MILLISECONDS);
                 if (first == null) continue;
                 batch.add(first);
                 queue.drainTo(batch);
                 boolean stop = false;
                 int count = 0;
-                for (String record : batch) {
+                for (Object record : batch) {
                     if (record == STOP) { stop = true; break; }
-                    out.write(record);
+                    String line;
+                    try {
+                        line = ImpressionJson.encode((Impression) record);
+                    }
+                    catch (RuntimeException e) {
+                        dropped.incrementAndGet();
+                        log.log(Level.WARNING, "Could not encode an impression; dropped", e);
+                        continue;
+                    }
+                    out.write(line);
                     out.write('\n');
                     count++;
                 }
