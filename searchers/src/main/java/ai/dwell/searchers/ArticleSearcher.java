@@ -72,8 +72,9 @@ public class ArticleSearcher extends Searcher {
         if (query.getPresentation().getSummary() == null)
             query.getPresentation().setSummary(defaultSummary);
         ChainProperties.setArticleView(query, new ArticleView(article));
-        query.trace("Article view of '" + article + "': " + tree.getRoot() + ", rank profile " +
-                    query.getRanking().getProfile(), 2);
+        if (query.getTrace().isTraceable(2))
+            query.trace("Article view of '" + article + "': " + tree.getRoot() + ", rank profile " +
+                        query.getRanking().getProfile(), 2);
         return execution.search(query);
     }
 

@@ -60,7 +60,8 @@ public class ArticleViewCacheSearcher extends Searcher {
         if (view.isEmpty()) return execution.search(query);
         String bypass = bypassReason(query);
         if (bypass != null) {
-            query.trace("ArticleViewCache: bypass (" + bypass + ")", 1);
+            if (query.getTrace().isTraceable(1))
+                query.trace("ArticleViewCache: bypass (" + bypass + ")", 1);
             return execution.search(query);
         }
         Result[] own = new Result[1];
@@ -74,10 +75,10 @@ public class ArticleViewCacheSearcher extends Searcher {
             return own[0];
         }
         ArticleWindow window = lookup.window().get();
-        if (own[0] != null) // the view that computed the window gets it as every other view does: only its summary class filled
-            query.trace("ArticleViewCache: miss", 1);
-        else
-            query.trace("ArticleViewCache: hit, age " + TimeUnit.NANOSECONDS.toMillis(cache.ageNanos(window)) + " ms", 1);
+        // the view that computed the window gets it as every other view does: only its summary class filled
+        if (query.getTrace().isTraceable(1))
+            query.trace(own[0] != null ? "ArticleViewCache: miss"
+                                       : "ArticleViewCache: hit, age " + TimeUnit.NANOSECONDS.toMillis(cache.ageNanos(window)) + " ms", 1);
         Result result = window.toResult(query);
         result.hits().setSearcherSpecificMetaData(this, window);
         return result;

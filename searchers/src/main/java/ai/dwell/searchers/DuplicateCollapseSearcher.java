@@ -87,7 +87,8 @@ public class DuplicateCollapseSearcher extends Searcher {
         }
         for (int i = 0; i < kept.size(); i++) kept.get(i).setField(DUPLICATES, absorbed[i]);
         result.hits().trim(offset, hits);
-        query.trace("Collapsed " + collapsed + " near-duplicates at cosine similarity " + threshold, 2);
+        if (query.getTrace().isTraceable(2))
+            query.trace("Collapsed " + collapsed + " near-duplicates at cosine similarity " + threshold, 2);
         return result;
     }
 

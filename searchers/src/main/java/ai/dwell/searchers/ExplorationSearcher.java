@@ -101,7 +101,8 @@ public class ExplorationSearcher extends Searcher implements AutoCloseable {
         query.setHits(shown);
 
         impressions.append(impression(query, view.get(), queryId, ranked, slate));
-        query.trace("Exploration: " + slate + " from " + ranked.size() + " candidates", 2);
+        if (query.getTrace().isTraceable(2))
+            query.trace("Exploration: " + slate + " from " + ranked.size() + " candidates", 2);
         return result;
     }
 

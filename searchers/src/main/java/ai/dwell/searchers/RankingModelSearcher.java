@@ -68,14 +68,16 @@ public class RankingModelSearcher extends Searcher implements AutoCloseable {
         var explicitVersion = query.getRanking().getFeatures().getDouble(versionInput);
         if (explicitVersion.isPresent()) { // the request brings its own weights, e.g. to evaluate a candidate
             version = (long) explicitVersion.getAsDouble();
-            query.trace("RankingModelSearcher: '" + profile + "' uses the weights in the request, version " + version, 1);
+            if (query.getTrace().isTraceable(1))
+                query.trace("RankingModelSearcher: '" + profile + "' uses the weights in the request, version " + version, 1);
         }
         else {
             RankingModel model = cache.get(profile);
             if (model == null || model.isPackaged()) {
                 String why = cache.problem(profile);
-                query.trace("RankingModelSearcher: '" + profile + "' falls back to the constants in the package" +
-                            (why == null ? " (model not read yet)" : ": " + why), 1);
+                if (query.getTrace().isTraceable(1))
+                    query.trace("RankingModelSearcher: '" + profile + "' falls back to the constants in the package" +
+                                (why == null ? " (model not read yet)" : ": " + why), 1);
                 version = RankingModel.PACKAGE_VERSION;
             }
             else {
@@ -83,7 +85,8 @@ public class RankingModelSearcher extends Searcher implements AutoCloseable {
                     query.getRanking().getFeatures().put(weight.getKey(), weight.getValue());
                 query.getRanking().getFeatures().put(versionInput, (double) model.version());
                 version = model.version();
-                query.trace("RankingModelSearcher: '" + profile + "' uses model version " + version, 1);
+                if (query.getTrace().isTraceable(1))
+                    query.trace("RankingModelSearcher: '" + profile + "' uses model version " + version, 1);
             }
         }
         ChainProperties.setModelVersion(query, version);

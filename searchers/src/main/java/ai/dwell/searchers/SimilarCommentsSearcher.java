@@ -119,8 +119,9 @@ public class SimilarCommentsSearcher extends Searcher {
         query.getRanking().getFeatures().put("query(" + queryTensor + ")", vector);
         query.getModel().setRestrict(schema);
         if ("default".equals(query.getRanking().getProfile())) query.getRanking().setProfile(profile);
-        query.trace("Similar comments to " + (commentId != null ? "comment '" + commentId + "'" : "the text") +
-                    ": targetHits " + targetHits, 2);
+        if (query.getTrace().isTraceable(2))
+            query.trace("Similar comments to " + (commentId != null ? "comment '" + commentId + "'" : "the text") +
+                        ": targetHits " + targetHits, 2);
         return execution.search(query);
     }
 
