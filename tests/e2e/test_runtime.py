@@ -366,3 +366,11 @@ def test_the_hot_article_cache_serves_what_the_content_nodes_gave(runtime: Runti
     assert first["root"]["fields"]["query_id"] != second["root"]["fields"]["query_id"], "each view is its own impression"
     bypassed = json.dumps(search(**view, cache="false", **{"trace.level": 1})["trace"])
     assert "ArticleViewCache: bypass (cache=false)" in bypassed
+
+
+def test_sddocname_matches_every_document_of_its_type(runtime: Runtime) -> None:
+    def total(yql: str) -> int:
+        return search(yql=yql, hits=0)["root"]["fields"]["totalCount"]
+    assert total('select * from sources * where sddocname contains "comment"') == len(COMMENTS) + len(OTHER_ARTICLE)
+    assert total('select * from sources * where sddocname contains "author"') == total("select * from author where true") > 0
+    assert total('select * from sources * where sddocname contains "no_such_type"') == 0

@@ -63,6 +63,7 @@ final class ExpressionCompiler {
     private final Set<String> compiling = new HashSet<>();
     private final Map<String, OnnxNode.Run> onnxRuns = new HashMap<>();
     private final ScalarNode.FirstPhase firstPhase = new ScalarNode.FirstPhase();
+    private boolean compilingFirstPhase = false;
     /** The nodes of query(name) features that the profile does not declare in inputs, with their names. */
     private final Map<Node, String> undeclaredQueries = new IdentityHashMap<>();
     /** Whether a compiled node depends on the query's terms (and the index's term statistics at compile time). */
@@ -140,7 +141,10 @@ final class ExpressionCompiler {
                                                   doubleProperty("bm25(" + feature.argument() + ").b", 0.75));
             case "nativeRank" -> nativeRank(feature);
             case "closeness", "distance" -> termsRead(NearestNeighborFeatures.of(feature, index, nearestNeighbors, query));
-            case "firstPhase" -> firstPhase;
+            case "firstPhase" -> {
+                if (compilingFirstPhase) throw unsupported("firstPhase cannot be used in the first-phase expression: it is that expression's value");
+                yield firstPhase;
+            }
             case "onnx", "onnxModel" -> onnx(feature);
             default -> throw unsupported(feature.arguments().isEmpty() && feature.output() == null
                                          ? "'" + name + "' is neither a function of the profile nor a feature this content engine supports"
@@ -203,6 +207,19 @@ final class ExpressionCompiler {
     boolean readsTerms() { return readsTerms; }
 
     /** The clock second now was taken from, if a compiled node uses the clock's now. */
+    /** Compiles the first-phase expression, which may not read firstPhase, and makes it what firstPhase reads elsewhere. */
+    Node compileFirstPhase(ExpressionNode expression) {
+        compilingFirstPhase = true;
+        try {
+            Node node = compile(expression);
+            firstPhase.bind(node);
+            return node;
+        }
+        finally {
+            compilingFirstPhase = false;
+        }
+    }
+
     Optional<Long> clockSecond() { return clockSecond < 0 ? Optional.empty() : Optional.of(clockSecond); }
 
     private <T> T termsRead(T value) {

@@ -43,7 +43,7 @@ public final class RankProgram {
                 List<NearestNeighborTerm> nearestNeighbors, QueryProperties query) {
         this.profile = profile;
         this.compiler = new ExpressionCompiler(profile, assets, index, terms, nearestNeighbors, query);
-        this.firstPhase = compiler.compile(profile.firstPhase());
+        this.firstPhase = compiler.compileFirstPhase(profile.firstPhase());
         this.secondPhase = profile.secondPhase().map(compiler::compile).orElse(null);
     }
 

@@ -82,7 +82,7 @@ public final class RankSetupVerifier {
     private static void verify(RankProfile profile, RankAssets assets, DocumentIndex index, Set<String> errors, String where) {
         ExpressionCompiler compiler = new ExpressionCompiler(profile, assets, index, List.of(), QueryProperties.none());
         List<Runnable> checks = new ArrayList<>();
-        checks.add(() -> compiler.compile(profile.firstPhase()));
+        checks.add(() -> compiler.compileFirstPhase(profile.firstPhase()));
         profile.secondPhase().ifPresent(second -> checks.add(() -> compiler.compile(second)));
         for (String feature : profile.matchFeatures()) checks.add(() -> compiler.feature(feature));
         for (String feature : profile.summaryFeatures()) checks.add(() -> compiler.feature(feature));

@@ -94,8 +94,12 @@ abstract class ScalarNode extends Node {
      * or summary feature) it is not available here, and says so rather than giving a wrong number.
      */
     static final class FirstPhase extends ScalarNode {
+        private Node expression; // the compiled first-phase expression, once the program has it
+        /** The document's first-phase score: as the ranking computed it in a second phase, else computed again for it. */
+        void bind(Node firstPhaseExpression) { this.expression = firstPhaseExpression; }
         @Override double number(int lid) {
-            throw new UnsupportedFeatureException("firstPhase is only supported in second-phase expressions by this content engine");
+            if (expression == null) throw new UnsupportedFeatureException("firstPhase cannot be used in the first-phase expression itself");
+            return expression.number(lid);
         }
         @Override void numbers(Batch batch, double[] out) { System.arraycopy(batch.firstPhase(), 0, out, 0, batch.count()); }
     }

@@ -60,6 +60,27 @@ public final class DwellPackage {
 
     public static ContentClusterConfig cluster() { return ContentClusterConfigs.from(model(), "dwell", dir()); }
 
+    /** A copy of dwell's package in tmp with these rank profiles (and comment.sd's closing brace) in place of its closing brace. */
+    public static Path copyWithProfiles(Path tmp, String profiles) {
+        try {
+            Path copy = tmp.resolve("application");
+            try (var files = java.nio.file.Files.walk(dir())) {
+                for (Path file : files.toList()) {
+                    Path target = copy.resolve(dir().relativize(file).toString());
+                    if (java.nio.file.Files.isDirectory(file)) java.nio.file.Files.createDirectories(target);
+                    else java.nio.file.Files.copy(file, target);
+                }
+            }
+            Path schema = copy.resolve("schemas/comment.sd");
+            String text = java.nio.file.Files.readString(schema).stripTrailing();
+            java.nio.file.Files.writeString(schema, text.substring(0, text.length() - 1) + profiles);
+            return copy;
+        }
+        catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     public static IndexingScripts indexing(ContentClusterConfig cluster) {
         IlscriptsConfig scripts = model().getConfig(IlscriptsConfig.class, "dwell_container/docprocchains/chain/indexing/component/com.yahoo.docprocs.indexing.IndexingProcessor");
         return new IndexingScripts(scripts, new DocumentTypeManager(cluster.documentManager()), new SimpleLinguistics(), embedders());

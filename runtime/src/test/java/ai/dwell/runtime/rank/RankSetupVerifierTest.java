@@ -6,11 +6,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -58,6 +55,13 @@ public class RankSetupVerifierTest {
                     first-phase { expression: scaled(baseline, 2) }
                     summary-features: scaled(f_upvotes, 3)
                 }
+                rank-profile broken_first_phase inherits features {
+                    first-phase { expression: firstPhase + baseline }
+                }
+                rank-profile valid_first_phase_features inherits neural {
+                    match-features: firstPhase
+                    summary-features: firstPhase
+                }
                 rank-profile broken_match_phase inherits features {
                     match-phase {
                         attribute: created_at
@@ -88,12 +92,13 @@ public class RankSetupVerifierTest {
         assertError(errors, "broken_onnx", "input 'features'");
         assertError(errors, "broken_query", "query(undeclared_weights) is used as a tensor");
         assertError(errors, "broken_match_phase", "diversity");
+        assertError(errors, "broken_first_phase", "firstPhase cannot be used in the first-phase expression");
         assertTrue(errors.contains("schema 'comment', onnx-model 'dwell_nn_names': the model file has no input 'nosuch_input'; it has [features]"),
                    errors.toString());
         assertError(errors, "broken_onnx_names", "'features'"); // the config model binds the file's input to a feature of its name
         assertTrue(errors.stream().allMatch(e -> e.startsWith("schema 'comment', rank profile 'broken_") || e.contains("onnx-model 'dwell_nn_names'")),
                    errors.toString());
-        assertEquals(7, errors.size(), errors.toString());
+        assertEquals(8, errors.size(), errors.toString());
     }
 
     @Test
@@ -110,33 +115,13 @@ public class RankSetupVerifierTest {
     }
 
     /** A copy of dwell's package with these profiles (and the closing brace) in place of comment.sd's closing brace. */
-    private static Path brokenCopy(Path tmp, String profiles) throws IOException {
-        Path copy = tmp.resolve("application");
-        copy(DwellPackage.dir(), copy);
-        Path schema = copy.resolve("schemas/comment.sd");
-        String text = Files.readString(schema).stripTrailing();
-        Files.writeString(schema, text.substring(0, text.length() - 1) + profiles);
-        return copy;
+    private static Path brokenCopy(Path tmp, String profiles) {
+        return DwellPackage.copyWithProfiles(tmp, profiles);
     }
 
     private static void assertError(List<String> errors, String profile, String problem) {
         assertTrue(errors.stream().anyMatch(e -> e.contains("rank profile '" + profile + "'") && e.contains(problem)),
                    "an error for " + profile + " naming " + problem + " in " + errors);
-    }
-
-    private static void copy(Path from, Path to) throws IOException {
-        try (Stream<Path> files = Files.walk(from)) {
-            files.forEach(file -> {
-                try {
-                    Path target = to.resolve(from.relativize(file).toString());
-                    if (Files.isDirectory(file)) Files.createDirectories(target);
-                    else Files.copy(file, target);
-                }
-                catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        }
     }
 
 }
