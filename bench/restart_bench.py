@@ -145,6 +145,18 @@ def fed_counts(comments: int, authors: int, timeout: float = 600) -> dict[str, t
     return expected
 
 
+def stable_count(yql: str, timeout: float) -> int:
+    """The totalCount of a query once it answers and stays the same for 2 s."""
+    deadline, last = time.time() + timeout, None
+    while time.time() < deadline:
+        count = total_count(yql)
+        if count is not None and count == last:
+            return count
+        last = count
+        time.sleep(2)
+    raise RuntimeError(f"no stable totalCount for {yql} in {timeout} s")
+
+
 def wait_for_coverage(expected: dict[str, tuple[int, int]], started: float, timeout: float, interval: float = 0.05) -> dict:
     """Polls every interval seconds until each query's totalCount is within [low, high] of expected; returns
     the seconds since started at the first answer and at full coverage, and the counts seen on the way."""
@@ -347,7 +359,8 @@ def serving_cost(jar: Path, runtime: Runtime, queries: Path, comments: int, expe
                  updates_count: int, flush: str, timeout: float) -> dict:
     """Query p99 at a fixed rate for seconds and updates_count updates at the maximum rate, started together,
     with index flushes on or off."""
-    env = {"DWELL_INDEX_FLUSH": flush}
+    # flushes every third of the phase, so that some run while it is measured (the runtime's default is 60 s)
+    env = {"DWELL_INDEX_FLUSH": flush, "DWELL_INDEX_FLUSH_SECONDS": str(max(5, seconds // 3))}
     timed_start(runtime, expected, False, timeout, env)
     runtime_bench.RUNTIME_PID[:] = [runtime.pid()]
     runtime_bench.load(jar, queries, rate, 3)     # warm up
@@ -524,6 +537,9 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the work directory (corpora, data directories)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--report-only", type=Path, help="write the report and plot again from a restart.json of an earlier run")
+    parser.add_argument("--data", type=Path, help="measure the data directory of an earlier run (kept with --keep) instead of "
+                                                  "generating and feeding a corpus: one preset, with --corpus")
+    parser.add_argument("--corpus", type=Path, help="with --data: the generated corpus that data holds")
     args = parser.parse_args()
     if args.report_only:
         run = json.loads(args.report_only.read_text())
@@ -531,6 +547,8 @@ def main() -> None:
         write_report(run, args.out)
         return
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop our runtime on the way out
+    if args.data and (not args.corpus or "," in args.presets):
+        parser.error("--data needs --corpus and one preset")
     if args.smoke:
         args.kill9_seconds, args.flush_seconds, args.flush_updates, args.query_rate, args.timeout = 3, 4, 500, 10, 600
     args.out.mkdir(parents=True, exist_ok=True)
@@ -543,17 +561,22 @@ def main() -> None:
         with runtime_lock(not args.no_lock):
             last = None
             for preset in args.presets.split(","):
-                corpus = runtime_bench.generate(preset, args.seed, work / "corpus" / preset)
+                corpus = args.corpus if args.data else runtime_bench.generate(preset, args.seed, work / "corpus" / preset)
                 comments = sum(1 for _ in open(corpus / "comments.jsonl"))
                 authors = sum(1 for _ in open(corpus / "authors.jsonl")) if (corpus / "authors.jsonl").exists() else 0
-                runtime = Runtime(work / f"data-{preset}")
+                runtime = Runtime(args.data or work / f"data-{preset}")
                 runtime.start()
                 try:
-                    vespa("deploy", "--wait", "300", str(ROOT / "target" / "application"))
-                    wait_for_container()
-                    runtime_bench.RUNTIME_PID[:] = [runtime.pid()]
-                    fed = feed_corpus(jar, corpus)
-                    expected = fed_counts(comments, authors)
+                    if args.data:
+                        fed = {"comments": {"rate": float("nan")}}
+                    else:
+                        vespa("deploy", "--wait", "300", str(ROOT / "target" / "application"))
+                        wait_for_container()
+                        runtime_bench.RUNTIME_PID[:] = [runtime.pid()]
+                        fed = feed_corpus(jar, corpus)
+                    if args.data:   # what the data holds now (an earlier kill -9 run added and removed comments)
+                        comments = stable_count(EVERY_COMMENT, args.timeout)
+                    expected = fed_counts(comments, authors, args.timeout)
                 finally:
                     runtime.stop()
                 floor = sequential_read(runtime.data, cold)
@@ -589,7 +612,7 @@ def main() -> None:
                 runtime.stop()
     finally:
         for preset in args.presets.split(","):
-            Runtime(work / f"data-{preset}").stop(check=False)
+            Runtime(args.data or work / f"data-{preset}").stop(check=False)
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     (args.out / "restart.json").write_text(json.dumps(run, indent=1))
