@@ -371,6 +371,36 @@ def test_the_hot_article_cache_serves_what_the_content_nodes_gave(runtime: Runti
 def test_sddocname_matches_every_document_of_its_type(runtime: Runtime) -> None:
     def total(yql: str) -> int:
         return search(yql=yql, hits=0)["root"]["fields"]["totalCount"]
-    assert total('select * from sources * where sddocname contains "comment"') == len(COMMENTS) + len(OTHER_ARTICLE)
+    assert total('select * from sources * where sddocname contains "comment"') == total("select * from comment where true") > 0
+    assert total('select * from sources * where sddocname contains "comment" and article_id contains "news-2"') == len(OTHER_ARTICLE)
     assert total('select * from sources * where sddocname contains "author"') == total("select * from author where true") > 0
     assert total('select * from sources * where sddocname contains "no_such_type"') == 0
+
+
+def visited_between(from_us: int, to_us: int = 0) -> list[str]:
+    """Comment ids /document/v1 visits last written within [from_us, to_us] (microseconds; to 0: no bound)."""
+    ids, continuation = [], None
+    while True:
+        query = {"fromTimestamp": from_us, "wantedDocumentCount": 1000, **({"toTimestamp": to_us} if to_us else {}),
+                 **({"continuation": continuation} if continuation else {})}
+        status, body = http("GET", f"{CONTAINER}/document/v1/dwell/comment/docid?{urllib.parse.urlencode(query)}")
+        assert status == 200, body
+        ids += [doc["id"].split("::")[1] for doc in body.get("documents", [])]
+        continuation = body.get("continuation")
+        if not continuation:
+            return sorted(ids)
+
+
+def test_visiting_honours_the_time_period(runtime: Runtime) -> None:
+    every = visited_between(0)
+    assert set(COMMENTS) | set(OTHER_ARTICLE) <= set(every)
+    time.sleep(0.01)
+    before = int(time.time() * 1_000_000)
+    touched = sorted(COMMENTS)[:2]
+    for comment in touched:
+        status, _ = http("PUT", f"{CONTAINER}/document/v1/dwell/comment/docid/{comment}", {"fields": {"reads": {"increment": 1}}})
+        assert status == 200
+    after = int(time.time() * 1_000_000)
+    assert visited_between(before) == touched
+    assert visited_between(before, after) == touched
+    assert visited_between(1, before - 1) == sorted(set(every) - set(touched))

@@ -41,9 +41,6 @@ public final class QueryMatcher {
 
     private final DocumentIndex index;
     private final BitSet active;
-    /** The implicit field every document has, holding the name of its type (the container also renders it in each hit). */
-    static final String SDDOCNAME = "sddocname";
-
     private final List<QueryTerm> terms = new ArrayList<>();
     private final List<NearestNeighborTerm> nearestNeighbors = new ArrayList<>();
     private final QueryContext query;
@@ -183,8 +180,6 @@ public final class QueryMatcher {
     }
 
     private DocIdIterator term(QueryItem.Term term, boolean ranked) {
-        if (SDDOCNAME.equals(term.index())) // the implicit field of every document: its type's name
-            return term.word().equalsIgnoreCase(index.name()) ? new BitSetIterator(active) : DocIdIterator.empty();
         List<DocIdIterator> iterators = new ArrayList<>();
         for (String field : fields(term.index())) {
             Optional<TextIndex> text = index.index(field);

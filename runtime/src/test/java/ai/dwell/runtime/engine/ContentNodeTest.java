@@ -97,6 +97,20 @@ public class ContentNodeTest {
     }
 
     @Test
+    void whatTheContainerMakesOfAnSddocnameTermMatchesEveryDocument() {
+        // QueryRewrite turns sddocname:comment, once the query is restricted to comment, into this
+        com.yahoo.prelude.query.SubstringItem rest = new com.yahoo.prelude.query.SubstringItem("comment");
+        rest.setIndexName("[documentmetastore]");
+        List<String> all = matches(rest);
+        assertEquals(ids.values().stream().filter(id -> ! id.startsWith("u")).sorted().toList(), all);
+        assertEquals(List.of("t3"), matches(and(rest, word("text", "lazy"))));
+        com.yahoo.prelude.query.SubstringItem elsewhere = new com.yahoo.prelude.query.SubstringItem("ick");
+        elsewhere.setIndexName("text");
+        SearchProtocol.SearchReply reply = search(queryOf(elsewhere), 10);
+        assertTrue(reply.getErrors(0).getMessage().contains("substring_term is not supported"), reply.getErrorsList().toString());
+    }
+
+    @Test
     void freshnessScoresAreTheBaseline() {
         SearchProtocol.SearchReply reply = search(articleQuery("a1", "freshness"), 10);
         assertEquals(4, reply.getTotalHitCount(), reply.getErrorsList().toString());
@@ -316,10 +330,15 @@ public class ContentNodeTest {
 
     private static String idOf(ByteString gid) { return ids.get(gid); }
 
-    private static List<String> matches(Item root) {
+    private static Query queryOf(Item root) {
         Query query = new Query("?ranking=freshness");
         query.getModel().getQueryTree().setRoot(root);
         query.getRanking().getProperties().put("vespa.now", String.valueOf(now));
+        return query;
+    }
+
+    private static List<String> matches(Item root) {
+        Query query = queryOf(root);
         SearchProtocol.SearchReply reply = search(query, 100);
         assertEquals(0, reply.getErrorsCount(), reply.getErrorsList().toString());
         return reply.getHitsList().stream().map(h -> idOf(h.getGlobalId())).sorted().toList();

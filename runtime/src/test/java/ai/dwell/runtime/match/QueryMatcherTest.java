@@ -172,18 +172,6 @@ public class QueryMatcherTest {
     }
 
     @Test
-    void sddocnameMatchesEveryDocumentOfItsType() {
-        assertEquals(List.of("c1", "c2", "c3"), matches(new WordItem("comment", "sddocname")));
-        assertEquals(List.of(), matches(new WordItem("author", "sddocname")), "documents of another type");
-        AndItem and = new AndItem();
-        and.addItem(new WordItem("comment", "sddocname"));
-        and.addItem(new WordItem("dog", "text"));
-        assertEquals(List.of("c1", "c3"), matches(and));
-        index.remove(new DocumentId("id:dwell:comment::c2"));
-        assertEquals(List.of("c1", "c3"), matches(new WordItem("comment", "sddocname")), "removed documents are gone");
-    }
-
-    @Test
     void aTextWithoutWordsIsIndexedWithNoTerms() {
         // linguistics annotates no term in "..." (no span tree at all): proton indexes such a field empty
         put("c4", "a3", "...", 1);

@@ -44,6 +44,7 @@ public final class ProtobufQueryTree {
             case ITEM_NUMERIC_IN -> new QueryItem.In(item.getItemNumericIn().getProperties().getIndex(),
                                                      item.getItemNumericIn().getNumbersList().stream().map(String::valueOf).toList());
             case ITEM_NEAREST_NEIGHBOR -> nearestNeighbor(item.getItemNearestNeighbor());
+            case ITEM_SUBSTRING_TERM -> substring(item.getItemSubstringTerm().getProperties().getIndex());
             default -> new QueryItem.Unsupported("Query item " + item.getItemCase().name().toLowerCase(Locale.ROOT).replaceFirst("^item_", "")
                                                  + " is not supported by this content engine");
         };
@@ -79,6 +80,18 @@ public final class ProtobufQueryTree {
     private static QueryItem unsupportedRange(SearchProtocol.TermItemProperties properties) {
         return new QueryItem.Unsupported("Range with a hit limit or diversity on '" + properties.getIndex() + "' is not supported by this content engine");
     }
+
+    /**
+     * A substring term: only on the document meta store, where the container's QueryRewrite puts what is left of an
+     * {@code sddocname} term once the query is restricted to that type; proton matches every document there.
+     */
+    private static QueryItem substring(String index) {
+        if (DOCUMENT_META_STORE.equals(index)) return new QueryItem.True();
+        return new QueryItem.Unsupported("Query item substring_term is not supported by this content engine");
+    }
+
+    /** The index the container sends what remains of an sddocname term to. */
+    static final String DOCUMENT_META_STORE = "[documentmetastore]";
 
     private static QueryItem phrase(SearchProtocol.ItemPhrase phrase) {
         List<String> words = new ArrayList<>();

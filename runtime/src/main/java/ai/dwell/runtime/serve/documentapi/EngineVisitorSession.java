@@ -86,12 +86,20 @@ class EngineVisitorSession implements VisitorSession {
         }
     }
 
-    /** The documents of the bucket space that the selection accepts, by the superbucket holding them. */
+    /**
+     * The documents of the bucket space that the selection accepts, last written within the visit's time period, by the
+     * superbucket holding them. The period is [fromTimestamp, toTimestamp] in microseconds, as the store's write
+     * timestamps; a toTimestamp of 0 is no upper bound, as Vespa's visitor session sends it to the content nodes.
+     */
     private Map<Long, List<Document>> documentsBySuperbucket() throws ParseException {
         String selection = parameters.getDocumentSelection();
         DocumentSelector selector = selection == null || selection.isBlank() ? null : new DocumentSelector(selection);
+        long from = parameters.getFromTimestamp();
+        long to = parameters.getToTimestamp() == 0 ? Long.MAX_VALUE : parameters.getToTimestamp();
         Map<Long, List<Document>> bySuperbucket = new HashMap<>();
         backend.forEach(parameters.getBucketSpace(), document -> {
+            Long written = document.getLastModified();
+            if (written != null && (written < from || written > to)) return;
             if (selector != null && selector.accepts(new DocumentPut(document)) != Result.TRUE) return;
             BucketId bucket = buckets.getBucketId(document.getId());
             long superbucket = new BucketId(DISTRIBUTION_BITS, bucket.getRawId()).getId();
