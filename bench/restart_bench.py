@@ -487,7 +487,10 @@ def report(run: dict) -> str:
         on, off = c["on"], c["off"]
         lines += [f"Corpus {c['preset']}, the same run: queries (front page and article views, ranked with "
                   f"freshness) at {on['query_rate']:.0f}/s with the load generator for {c['seconds']} s, and {c['updates']:,} upvote "
-                  "updates at the maximum rate (FeedBenchmark), started together; once with flushes as configured, once with `DWELL_INDEX_FLUSH=off`.", "",
+                  "updates at the maximum rate (FeedBenchmark), started together; once with background flushes every "
+                  f"{max(5, c['seconds'] // 3)} s (`DWELL_INDEX_FLUSH_SECONDS`; the runtime's default is 60 s), once with `DWELL_INDEX_FLUSH=off`. "
+                  "A flush writes a type under its node's read lock: writes to that node wait until it is written, and searches "
+                  "that arrive behind a waiting write wait too.", "",
                   "| flushes | query p50 ms | query p99 ms | update rate /s | log lines about flushes |", "|---|---|---|---|---|"]
         for row in (on, off):
             lines.append(f"| {row['flush']} | {row['query_p50']:.2f} | {row['query_p99']:.2f} | {row['update_rate']:.0f} | {row['flush_log_lines']} |")
