@@ -17,7 +17,6 @@ import ai.dwell.runtime.rank.UnsupportedFeatureException;
 import ai.dwell.runtime.rank.UnsupportedSettings;
 
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,8 +67,8 @@ final class QueryExecution implements AutoCloseable {
             if (pastDeadline(index)) continue;
             RankProfile profile = node.profile(index, query.rankProfile()).get();
             MatchResult match = match(index, profile);
-            BitSet hits = limit(index, profile, match.hits());
-            collector.add(index, rank(index, profile, match, hits));
+            MatchResult ranked = limit(index, profile, match);
+            collector.add(index, rank(index, profile, match, ranked));
         }
         return result();
     }
@@ -93,24 +92,24 @@ final class QueryExecution implements AutoCloseable {
     private MatchResult match(DocumentIndex index, RankProfile profile) {
         long matchStart = System.nanoTime();
         MatchResult match = QueryMatcher.match(index, query.root(), NearestNeighborContext.of(query.properties(), profile));
-        if (trace != null) trace.phase(index.name(), "match", matchStart, match.hits().cardinality() + " hits");
+        if (trace != null) trace.phase(index.name(), "match", matchStart, match.hitCount() + " hits");
         return match;
     }
 
     /** The matches to rank: all, or the best by the match-phase attribute when the profile limits them. */
-    private BitSet limit(DocumentIndex index, RankProfile profile, BitSet hits) {
+    private MatchResult limit(DocumentIndex index, RankProfile profile, MatchResult match) {
         UnsupportedSettings.check(profile, query.properties());
         Optional<MatchPhaseLimiter> limiter = MatchPhaseSettings.limiter(profile, query.properties(), index);
         if (limiter.isPresent()) {
-            MatchPhaseLimiter.Limited limited = limiter.get().limit(hits, index.lidLimit(), query.root());
-            hits = limited.hits();
+            MatchPhaseLimiter.Limited limited = limiter.get().limit(match.hits(), index.lidLimit(), query.root());
+            match = new MatchResult(limited.hits(), match.terms(), match.nearestNeighbors());
             if (limited.degraded()) {
                 degraded = true;
                 covered -= index.documentCount() - coveredDocuments(index, limited.coveredDocIdSpace());
             }
         }
-        total += hits.cardinality();
-        return hits;
+        total += match.hitCount();
+        return match;
     }
 
     /** The active documents a covered document id space stands for, as proton's updateCoverage scales it. */
@@ -121,7 +120,7 @@ final class QueryExecution implements AutoCloseable {
     }
 
     /** Ranks the matches on the threads the policy gives this query, one program per thread. */
-    private Ranker.Ranked rank(DocumentIndex index, RankProfile profile, MatchResult match, BitSet hits) {
+    private Ranker.Ranked rank(DocumentIndex index, RankProfile profile, MatchResult match, MatchResult hits) {
         long compileStart = System.nanoTime();
         RankProgramCache.Lease lease = borrow(index, profile, match);
         RankProgram program = lease.program();
@@ -129,11 +128,11 @@ final class QueryExecution implements AutoCloseable {
         programs.put(index.name(), program);
         int rerank = query.properties().string("vespa.hitcollector.heapsize").map(Integer::parseInt).orElse(profile.rerankCount());
         // programs that read the query's terms are compiled per query: one per thread would cost more than it saves
-        int threadCount = program.readsTerms() ? 1 : threads.threadsFor(profile, query.properties(), hits.cardinality());
+        int threadCount = program.readsTerms() ? 1 : threads.threadsFor(profile, query.properties(), hits.hitCount());
         RankProgram[] threadPrograms = new RankProgram[threadCount];
         threadPrograms[0] = program;
         for (int t = 1; t < threadCount; t++) threadPrograms[t] = borrow(index, profile, match).program();
-        Ranker.Ranked ranked = Ranker.rank(index.name(), threadPrograms, hits, rerank, collector.wanted(), threads.runner());
+        Ranker.Ranked ranked = Ranker.rank(index.name(), threadPrograms, hits.lids(), hits.hitCount(), rerank, collector.wanted(), threads.runner());
         if (trace != null) {
             trace.duration(index.name(), "first phase", ranked.firstPhaseNanos(), ranked.matched() + " ranked with '" + query.rankProfile() + "' on "
                                                                                   + threadCount + " thread" + (threadCount == 1 ? "" : "s"));

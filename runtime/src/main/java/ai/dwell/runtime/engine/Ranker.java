@@ -2,8 +2,6 @@ package ai.dwell.runtime.engine;
 
 import ai.dwell.runtime.rank.RankProgram;
 
-import java.util.BitSet;
-
 /**
  * Multi-phase ranking of the matches in one index: the first phase over all matches, the second phase
  * over the best rerank-count of them (the profile's vespa.hitcollector.heapsize, or the request's
@@ -21,28 +19,15 @@ final class Ranker {
 
     private Ranker() {}
 
-    /** Ranks all matches, and returns them all in order. */
-    static Ranked rank(String documentType, RankProgram program, BitSet matches, int rerankCount) {
-        return rank(documentType, program, matches, rerankCount, Integer.MAX_VALUE);
-    }
-
-    /** Ranks all matches, and returns the best of them in order: at least wanted (when there are as many). */
-    static Ranked rank(String documentType, RankProgram program, BitSet matches, int rerankCount, int wanted) {
-        return rank(documentType, new RankProgram[] { program }, matches, rerankCount, wanted, new PartitionRunner(null));
-    }
-
     /**
      * Ranks all matches on as many threads as there are programs (one program per thread, compiled for the same
-     * query), and returns the best of them in order, exactly as on one thread. The matches are split into
+     * query), and returns the best of them in order, exactly as on one thread. The matches are the first n of lids, in
+     * increasing order (not changed). They are split into
      * contiguous ranges of local ids; each thread computes the first phase of its range and selects its best,
      * those are merged, and the rerank window is split over the threads for the second phase, as proton
      * splits the document id space between a query's threads.
      */
-    static Ranked rank(String documentType, RankProgram[] programs, BitSet matches, int rerankCount, int wanted, PartitionRunner runner) {
-        int n = matches.cardinality();
-        int[] lids = new int[n];
-        int i = 0;
-        for (int lid = matches.nextSetBit(0); lid >= 0; lid = matches.nextSetBit(lid + 1)) lids[i++] = lid;
+    static Ranked rank(String documentType, RankProgram[] programs, int[] lids, int n, int rerankCount, int wanted, PartitionRunner runner) {
         double[] scores = new double[n];
         RankProgram program = programs[0];
         int reranked = program.hasSecondPhase() ? Math.max(0, Math.min(rerankCount, n)) : 0;

@@ -29,15 +29,71 @@ public final class ScoreOrder {
     static int[] top(double[] scores, int from, int to, int k) {
         int count = to - from;
         if (k <= 0) return new int[0];
-        int[] order = new int[count];
-        for (int i = 0; i < count; i++) order[i] = from + i;
         if (k >= count) {
+            int[] order = new int[count];
+            for (int i = 0; i < count; i++) order[i] = from + i;
             sort(order, scores, 0, count - 1);
             return order;
         }
+        if (count >= THRESHOLD_SELECT_FROM) {
+            int[] best = bestByThreshold(scores, from, to, k);
+            sort(best, scores, 0, k - 1);
+            return best;
+        }
+        int[] order = new int[count];
+        for (int i = 0; i < count; i++) order[i] = from + i;
         select(order, scores, 0, count - 1, k - 1);
         sort(order, scores, 0, k - 1);
         return java.util.Arrays.copyOf(order, k);
+    }
+
+    /** From this many scores, the best are found by the k-th best score (a selection over the scores themselves, not positions). */
+    private static final int THRESHOLD_SELECT_FROM = 4096;
+
+    /**
+     * The best k of from..to-1 (k less than their count), unordered: each score becomes a long that orders as
+     * Double.compare does (so -0.0 before 0.0, NaN above everything), the k-th largest of those is selected in place
+     * on the copy (sequential reads, no indirection through positions), and then the positions above it are taken,
+     * and as many of those equal to it as are needed, in position order, as the full order breaks ties.
+     */
+    private static int[] bestByThreshold(double[] scores, int from, int to, int k) {
+        int count = to - from;
+        long[] keys = new long[count];
+        for (int i = 0; i < count; i++) keys[i] = orderedBits(scores[from + i]);
+        long threshold = kthLargest(keys, count, k);
+        int[] best = new int[k];
+        int taken = 0;
+        for (int i = from; i < to; i++) if (orderedBits(scores[i]) > threshold) best[taken++] = i;
+        for (int i = from; i < to && taken < k; i++) if (orderedBits(scores[i]) == threshold) best[taken++] = i;
+        return best;
+    }
+
+    /** A long that orders as Double.compare orders the doubles. */
+    private static long orderedBits(double score) {
+        long bits = Double.doubleToLongBits(score);
+        return bits ^ ((bits >> 63) & 0x7fffffffffffffffL);
+    }
+
+    /** The k-th largest of keys[0..count) (k from 1), reordering them. */
+    private static long kthLargest(long[] keys, int count, int k) {
+        int target = k - 1, low = 0, high = count - 1;
+        while (low < high) {
+            long pivot = median(keys[low], keys[(low + high) >>> 1], keys[high]);
+            int i = low, j = high;
+            while (i <= j) { // descending: larger keys go left
+                while (keys[i] > pivot) i++;
+                while (keys[j] < pivot) j--;
+                if (i <= j) { long t = keys[i]; keys[i++] = keys[j]; keys[j--] = t; }
+            }
+            if (target <= j) high = j;
+            else if (target >= i) low = i;
+            else return keys[target]; // between j and i: the pivot's equals
+        }
+        return keys[target];
+    }
+
+    private static long median(long a, long b, long c) {
+        return a < b ? (b < c ? b : Math.max(a, c)) : (a < c ? a : Math.max(b, c));
     }
 
     /**

@@ -13,6 +13,8 @@ public final class ImportedAttribute extends Attribute {
     private final ReferenceAttribute reference;
     private final Attribute target;
     private final double undefined;
+    /** Scratch for the target local ids of a block, per ranking thread. */
+    private final ThreadLocal<int[]> targetLids = ThreadLocal.withInitial(() -> new int[0]);
 
     public ImportedAttribute(String name, ReferenceAttribute reference, Attribute target) {
         super(name);
@@ -35,6 +37,24 @@ public final class ImportedAttribute extends Attribute {
     public double number(int lid) {
         int targetLid = reference.targetLid(lid);
         return targetLid < 0 ? undefined : target.number(targetLid);
+    }
+
+    /** Resolves the block's references in one pass, then reads the target's column for all of them. */
+    @Override
+    public void numbers(int[] lids, int count, double[] out) {
+        int[] targets = targetLids.get();
+        if (targets.length < count) targetLids.set(targets = new int[Math.max(count, 2 * targets.length)]);
+        int resolved = 0;
+        for (int k = 0; k < count; k++) {
+            int targetLid = reference.targetLid(lids[k]);
+            targets[k] = targetLid;
+            if (targetLid >= 0) resolved++;
+        }
+        if (resolved == count) {
+            target.numbers(targets, count, out);
+            return;
+        }
+        for (int k = 0; k < count; k++) out[k] = targets[k] < 0 ? undefined : target.number(targets[k]);
     }
 
     @Override

@@ -12,7 +12,8 @@ import java.util.NavigableMap;
 import java.util.TreeMap;
 
 /**
- * A single-value numeric attribute: int and long values in a long[], float and double in a double[].
+ * A single-value numeric attribute: each kind in an array of its own width (int32 in an int[], float in a float[]),
+ * Vespa's undefined value stored where a document has none, so that ranking reads one array per value.
  * With fast-search, a value → local ids posting map (a {@link PostingList} per distinct value, so a
  * timestamp with a value per document costs a few words per document) answers terms and ranges without a scan.
  */
@@ -27,8 +28,14 @@ public final class NumericAttribute extends Attribute {
     }
 
     private final Kind kind;
+    // One column, in the kind's own width (as proton stores them), with the undefined value inline where no value
+    // is set, so that ranking reads one array and nothing else per document: int32 in ints, int64 in longs,
+    // float in floats, double in doubles. The others stay empty.
+    private int[] ints = new int[0];
     private long[] longs = new long[0];
+    private float[] floats = new float[0];
     private double[] doubles = new double[0];
+    /** Which local ids have a value (a value equal to the undefined one included), for summaries, scans and clearing. */
     private final BitSet present = new BitSet();
     private final NavigableMap<Double, PostingList> postings;
 
@@ -49,8 +56,12 @@ public final class NumericAttribute extends Attribute {
         if ( ! (value instanceof NumericFieldValue number))
             throw new IllegalArgumentException("Attribute '" + name() + "' takes numbers, got " + value.getDataType().getName());
         ensure(lid);
-        if (kind.integral()) longs[lid] = number.getNumber().longValue();
-        else doubles[lid] = kind == Kind.FLOAT ? number.getNumber().floatValue() : number.getNumber().doubleValue();
+        switch (kind) {
+            case INT32 -> ints[lid] = (int) number.getNumber().longValue();
+            case INT64 -> longs[lid] = number.getNumber().longValue();
+            case FLOAT -> floats[lid] = number.getNumber().floatValue();
+            case DOUBLE -> doubles[lid] = number.getNumber().doubleValue();
+        }
         present.set(lid);
         if (postings != null) postings.computeIfAbsent(number(lid), k -> new PostingList()).add(lid);
     }
@@ -67,29 +78,48 @@ public final class NumericAttribute extends Attribute {
             }
         }
         present.clear(lid);
+        storeUndefined(lid);
+    }
+
+    private void storeUndefined(int lid) {
+        switch (kind) {
+            case INT32 -> ints[lid] = Integer.MIN_VALUE;
+            case INT64 -> longs[lid] = Long.MIN_VALUE;
+            case FLOAT -> floats[lid] = Float.NaN;
+            case DOUBLE -> doubles[lid] = Double.NaN;
+        }
     }
 
     @Override
     public double number(int lid) {
-        if ( ! present.get(lid)) return kind.undefined;
-        return kind.integral() ? longs[lid] : doubles[lid];
+        return switch (kind) {
+            case INT32 -> lid < ints.length ? ints[lid] : kind.undefined;
+            case INT64 -> lid < longs.length ? longs[lid] : kind.undefined;
+            case FLOAT -> lid < floats.length ? floats[lid] : kind.undefined;
+            case DOUBLE -> lid < doubles.length ? doubles[lid] : kind.undefined;
+        };
     }
 
+    /** One read per document: the column holds the undefined value where no value is set. */
     @Override
     public void numbers(int[] lids, int count, double[] out) {
         double undefined = kind.undefined;
-        if (kind.integral()) {
-            long[] values = longs;
-            for (int k = 0; k < count; k++) {
-                int lid = lids[k];
-                out[k] = present.get(lid) ? values[lid] : undefined;
+        switch (kind) {
+            case INT32 -> {
+                int[] values = ints;
+                for (int k = 0; k < count; k++) { int lid = lids[k]; out[k] = lid < values.length ? values[lid] : undefined; }
             }
-        }
-        else {
-            double[] values = doubles;
-            for (int k = 0; k < count; k++) {
-                int lid = lids[k];
-                out[k] = present.get(lid) ? values[lid] : undefined;
+            case INT64 -> {
+                long[] values = longs;
+                for (int k = 0; k < count; k++) { int lid = lids[k]; out[k] = lid < values.length ? values[lid] : undefined; }
+            }
+            case FLOAT -> {
+                float[] values = floats;
+                for (int k = 0; k < count; k++) { int lid = lids[k]; out[k] = lid < values.length ? values[lid] : undefined; }
+            }
+            case DOUBLE -> {
+                double[] values = doubles;
+                for (int k = 0; k < count; k++) { int lid = lids[k]; out[k] = lid < values.length ? values[lid] : undefined; }
             }
         }
     }
@@ -97,13 +127,14 @@ public final class NumericAttribute extends Attribute {
     /** The integral value, for int and long attributes. */
     @Override
     public long longValue(int lid) {
-        return present.get(lid) ? longs[lid] : (long) kind.undefined;
+        if ( ! present.get(lid)) return (long) kind.undefined;
+        return kind == Kind.INT32 ? ints[lid] : kind == Kind.INT64 ? longs[lid] : (long) number(lid);
     }
 
     @Override
     public Object value(int lid) {
         if ( ! present.get(lid)) return null;
-        return kind.integral() ? (Object) longs[lid] : (Object) doubles[lid];
+        return kind.integral() ? (Object) longValue(lid) : (Object) number(lid);
     }
 
     @Override
@@ -180,33 +211,95 @@ public final class NumericAttribute extends Attribute {
         }
     }
 
+    /** The column as it always was on disk (int kinds as longs, float kinds as doubles), whatever its width in memory. */
     @Override
     public void writeState(ai.dwell.runtime.format.StateOutput out, int lidLimit) throws java.io.IOException {
         out.writeByte(kind.ordinal());
         writeBits(out, present);
-        int length = Math.min(lidLimit, kind.integral() ? longs.length : doubles.length);
+        int length = Math.min(lidLimit, columnLength());
         out.writeInt(length);
-        if (kind.integral()) out.writeLongs(longs, 0, length);
-        else out.writeDoubles(doubles, 0, length);
+        if (kind == Kind.INT64) { out.writeLongs(longs, 0, length); return; }
+        if (kind == Kind.DOUBLE) { out.writeDoubles(doubles, 0, length); return; }
+        int chunk = 8192;
+        long[] wideLongs = kind == Kind.INT32 ? new long[chunk] : null;
+        double[] wideDoubles = kind == Kind.FLOAT ? new double[chunk] : null;
+        for (int from = 0; from < length; from += chunk) {
+            int n = Math.min(chunk, length - from);
+            for (int k = 0; k < n; k++) {
+                int lid = from + k;
+                boolean set = present.get(lid); // unset values were written as 0 before the undefined value was kept inline
+                if (wideLongs != null) wideLongs[k] = set ? ints[lid] : 0;
+                else wideDoubles[k] = set ? floats[lid] : 0;
+            }
+            if (wideLongs != null) out.writeLongs(wideLongs, 0, n);
+            else out.writeDoubles(wideDoubles, 0, n);
+        }
     }
 
     @Override
     public void readState(ai.dwell.runtime.format.StateInput in, int lidLimit) throws java.io.IOException {
         if (in.readByte() != kind.ordinal()) throw new ai.dwell.runtime.format.CorruptStateException("Attribute '" + name() + "': kind changed");
         BitSet bits = readBits(in);
-        int length = in.readLength(kind.integral() ? 8 : 8);
+        int length = in.readLength(8);
         if (bits.length() > length) throw new ai.dwell.runtime.format.CorruptStateException("Attribute '" + name() + "': values beyond the column");
-        if (kind.integral()) { longs = new long[Math.max(16, length)]; in.readLongs(longs, 0, length); }
-        else { doubles = new double[Math.max(16, length)]; in.readDoubles(doubles, 0, length); }
+        allocate(Math.max(16, length));
+        switch (kind) {
+            case INT64 -> in.readLongs(longs, 0, length);
+            case DOUBLE -> in.readDoubles(doubles, 0, length);
+            case INT32 -> {
+                long[] wide = new long[Math.min(8192, Math.max(1, length))];
+                for (int from = 0; from < length; from += wide.length) {
+                    int n = Math.min(wide.length, length - from);
+                    in.readLongs(wide, 0, n);
+                    for (int k = 0; k < n; k++) ints[from + k] = (int) wide[k];
+                }
+            }
+            case FLOAT -> {
+                double[] wide = new double[Math.min(8192, Math.max(1, length))];
+                for (int from = 0; from < length; from += wide.length) {
+                    int n = Math.min(wide.length, length - from);
+                    in.readDoubles(wide, 0, n);
+                    for (int k = 0; k < n; k++) floats[from + k] = (float) wide[k];
+                }
+            }
+        }
+        for (int lid = 0; lid < length; lid++) if ( ! bits.get(lid)) storeUndefined(lid);
         present.or(bits);
         if (postings != null)
             for (int lid = present.nextSetBit(0); lid >= 0; lid = present.nextSetBit(lid + 1))
                 postings.computeIfAbsent(number(lid), k -> new PostingList()).add(lid);
     }
 
+    private int columnLength() {
+        return switch (kind) {
+            case INT32 -> ints.length;
+            case INT64 -> longs.length;
+            case FLOAT -> floats.length;
+            case DOUBLE -> doubles.length;
+        };
+    }
+
+    /** A column of this length, all undefined. */
+    private void allocate(int length) {
+        switch (kind) {
+            case INT32 -> { ints = new int[length]; Arrays.fill(ints, Integer.MIN_VALUE); }
+            case INT64 -> { longs = new long[length]; Arrays.fill(longs, Long.MIN_VALUE); }
+            case FLOAT -> { floats = new float[length]; Arrays.fill(floats, Float.NaN); }
+            case DOUBLE -> { doubles = new double[length]; Arrays.fill(doubles, Double.NaN); }
+        }
+    }
+
+    /** Grows the column to hold the local id, new slots undefined. */
     private void ensure(int lid) {
-        if (kind.integral() && lid >= longs.length) longs = Arrays.copyOf(longs, grow(longs.length, lid));
-        if ( ! kind.integral() && lid >= doubles.length) doubles = Arrays.copyOf(doubles, grow(doubles.length, lid));
+        int length = columnLength();
+        if (lid < length) return;
+        int grown = grow(length, lid);
+        switch (kind) {
+            case INT32 -> { ints = Arrays.copyOf(ints, grown); Arrays.fill(ints, length, grown, Integer.MIN_VALUE); }
+            case INT64 -> { longs = Arrays.copyOf(longs, grown); Arrays.fill(longs, length, grown, Long.MIN_VALUE); }
+            case FLOAT -> { floats = Arrays.copyOf(floats, grown); Arrays.fill(floats, length, grown, Float.NaN); }
+            case DOUBLE -> { doubles = Arrays.copyOf(doubles, grown); Arrays.fill(doubles, length, grown, Double.NaN); }
+        }
     }
 
 }

@@ -1,18 +1,55 @@
 package ai.dwell.runtime.match;
 
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 
-/** The local ids that matched a query, the query's ranked terms, and its nearestNeighbor items. */
-public record MatchResult(BitSet hits, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors) {
+/**
+ * The local ids that matched a query, in increasing order, with the query's ranked terms and its nearestNeighbor
+ * items. The ids are kept as an array, as ranking reads them; a bit set of them is made only when asked for.
+ */
+public final class MatchResult {
 
-    public MatchResult {
-        terms = List.copyOf(terms);
-        nearestNeighbors = List.copyOf(nearestNeighbors);
+    private final int[] lids;
+    private final int count;
+    private final List<QueryTerm> terms;
+    private final List<NearestNeighborTerm> nearestNeighbors;
+    private BitSet hits; // made when asked for
+
+    /** The first count ids of lids (increasing, not copied), and the terms. */
+    public MatchResult(int[] lids, int count, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors) {
+        if (count > lids.length) throw new IllegalArgumentException(count + " ids of an array of " + lids.length);
+        this.lids = lids;
+        this.count = count;
+        this.terms = List.copyOf(terms);
+        this.nearestNeighbors = List.copyOf(nearestNeighbors);
+    }
+
+    public MatchResult(BitSet hits, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors) {
+        this(hits.stream().toArray(), hits.cardinality(), terms, nearestNeighbors);
     }
 
     public MatchResult(BitSet hits, List<QueryTerm> terms) { this(hits, terms, List.of()); }
 
-    public int hitCount() { return hits.cardinality(); }
+    /** The matched ids in increasing order: the first {@link #hitCount} of this array (do not change it). */
+    public int[] lids() { return lids; }
+
+    public int hitCount() { return count; }
+
+    /** The matched ids as a bit set (do not change it). */
+    public BitSet hits() {
+        if (hits == null) {
+            hits = new BitSet(count == 0 ? 0 : lids[count - 1] + 1);
+            for (int i = 0; i < count; i++) hits.set(lids[i]);
+        }
+        return hits;
+    }
+
+    public List<QueryTerm> terms() { return terms; }
+
+    public List<NearestNeighborTerm> nearestNeighbors() { return nearestNeighbors; }
+
+    @Override
+    public String toString() { return "MatchResult(" + Arrays.toString(Arrays.copyOf(lids, Math.min(count, 20))) + (count > 20 ? "..." : "") + ", " + terms + ")"; }
 
 }

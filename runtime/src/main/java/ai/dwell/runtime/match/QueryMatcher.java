@@ -24,7 +24,7 @@ import java.util.Optional;
  * Evaluates a query tree ({@link QueryItem}) against one document index by turning each item into a
  * {@link DocIdIterator}: posting lists of indexed fields and of fast-search attributes are walked as they are
  * (a column scan into a bit set otherwise), and AND, OR, AND_NOT, RANK and phrases combine their children's
- * iterators lazily. What matched is then collected into a bit set, which ranking reads.
+ * iterators lazily. What matched is then collected, in order, into the array of local ids that ranking reads.
  *
  * Some items need the documents the rest of the query allows (their candidates), which only exist as a
  * bit set: weakAnd (WAND with targetHits, see {@link WeakAnd}) scores only those, as proton unpacks only
@@ -59,9 +59,15 @@ public final class QueryMatcher {
     /** Matches the query against the index, with the request's query tensors and properties. Call under the index's read lock. */
     public static MatchResult match(DocumentIndex index, QueryItem root, QueryContext query) {
         QueryMatcher matcher = new QueryMatcher(index, query);
-        BitSet hits = matcher.iterator(root, true, matcher.active).toBitSet();
-        hits.and(matcher.active);
-        return new MatchResult(hits, matcher.terms, matcher.nearestNeighbors);
+        DocIdIterator hits = matcher.iterator(root, true, matcher.active);
+        int[] lids = new int[64];
+        int count = 0;
+        for (int lid = hits.nextDoc(); lid != DocIdIterator.NO_MORE_DOCS; lid = hits.nextDoc()) {
+            if ( ! matcher.active.get(lid)) continue;
+            if (count == lids.length) lids = Arrays.copyOf(lids, count * 2);
+            lids[count++] = lid;
+        }
+        return new MatchResult(lids, count, matcher.terms, matcher.nearestNeighbors);
     }
 
     /**

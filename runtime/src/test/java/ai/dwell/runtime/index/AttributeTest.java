@@ -43,6 +43,63 @@ public class AttributeTest {
         assertEquals((float) 0.1, floats.number(1), "float attributes store floats");
     }
 
+    /**
+     * Every kind in its own width with the undefined value inline: a block read (as ranking reads) equals the reads one
+     * by one, through sets, clears, re-sets and growth; and the state, written and read back, is the same column, in
+     * the format it always had on disk (ints as longs, floats as doubles: 8 bytes a value).
+     */
+    @Test
+    void columnsReadInBlocksAsOneByOneAndRoundTripTheirState() throws java.io.IOException {
+        java.util.Random random = new java.util.Random(5);
+        for (NumericAttribute.Kind kind : NumericAttribute.Kind.values()) {
+            NumericAttribute attribute = new NumericAttribute("n", kind, random.nextBoolean());
+            java.util.Map<Integer, Double> expected = new java.util.HashMap<>();
+            for (int step = 0; step < 3000; step++) {
+                int lid = random.nextInt(step < 1500 ? 500 : 2000); // grows midway
+                if (random.nextInt(4) == 0) { attribute.clear(lid); expected.remove(lid); continue; }
+                long value = random.nextInt(2000) - 1000;
+                switch (kind) {
+                    case INT32 -> attribute.set(lid, new IntegerFieldValue((int) value));
+                    case INT64 -> attribute.set(lid, new LongFieldValue(value * 10_000_000_000L));
+                    case FLOAT, DOUBLE -> attribute.set(lid, new DoubleFieldValue(value / 3.0));
+                }
+                expected.put(lid, switch (kind) {
+                    case INT32 -> (double) value;
+                    case INT64 -> (double) (value * 10_000_000_000L);
+                    case FLOAT -> (double) (float) (value / 3.0);
+                    case DOUBLE -> value / 3.0;
+                });
+            }
+            int[] lids = java.util.stream.IntStream.range(0, 2100).toArray();
+            assertColumn(kind, expected, attribute, lids);
+
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            ai.dwell.runtime.format.StateOutput out = new ai.dwell.runtime.format.StateOutput(java.nio.channels.Channels.newChannel(bytes));
+            attribute.writeState(out, 2000);
+            out.flush();
+            byte[] state = bytes.toByteArray();
+            java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(state).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            int bitsAt = 1, words = buffer.getInt(bitsAt), lengthAt = bitsAt + 4 + 8 * words;
+            assertEquals(state.length, lengthAt + 4 + 8 * buffer.getInt(lengthAt), kind + ": 8 bytes a value, as before");
+            NumericAttribute read = new NumericAttribute("n", kind, true);
+            read.readState(new ai.dwell.runtime.format.StateInput(java.nio.channels.Channels.newChannel(new java.io.ByteArrayInputStream(state)), state.length), 2000);
+            assertColumn(kind, expected, read, lids);
+            for (int lid : lids) assertEquals(attribute.value(lid), read.value(lid), kind + " value of " + lid);
+        }
+    }
+
+    private static void assertColumn(NumericAttribute.Kind kind, java.util.Map<Integer, Double> expected, NumericAttribute attribute, int[] lids) {
+        double[] block = new double[lids.length];
+        attribute.numbers(lids, lids.length, block);
+        double undefined = kind == NumericAttribute.Kind.INT32 ? Integer.MIN_VALUE : kind == NumericAttribute.Kind.INT64 ? Long.MIN_VALUE : Double.NaN;
+        for (int lid : lids) {
+            double want = expected.getOrDefault(lid, undefined);
+            assertEquals(want, attribute.number(lid), kind + " number of " + lid);
+            assertEquals(want, block[lid], kind + " block read of " + lid);
+            assertEquals(expected.containsKey(lid), attribute.value(lid) != null, kind + " presence of " + lid);
+        }
+    }
+
     @Test
     void termsAndRangesMatchTheSameWithAndWithoutFastSearch() {
         for (boolean fastSearch : List.of(false, true)) {
@@ -93,6 +150,31 @@ public class AttributeTest {
         BitSet none = new BitSet();
         author.matchTerm("id:dwell:author::a77", null, none);
         assertEquals(bits(), none);
+    }
+
+    /** An imported attribute read in a block (as ranking reads it) is its reads one by one: undefined where the reference or its target is missing. */
+    @Test
+    void importedValuesReadInBlocksAsOneByOne() {
+        ReferenceAttribute author = new ReferenceAttribute("author_ref", "author");
+        ReferenceDataType authorReference = ReferenceDataType.createWithInferredId(new com.yahoo.document.DocumentType("author"));
+        NumericAttribute reputation = new NumericAttribute("reputation", NumericAttribute.Kind.FLOAT, false);
+        for (int target = 0; target < 10; target++) if (target != 4) reputation.set(target, new DoubleFieldValue(target / 10.0));
+        for (int lid = 0; lid < 100; lid++)
+            if (lid % 9 != 0) author.set(lid, new ReferenceFieldValue(authorReference, new DocumentId("id:dwell:author::a" + lid % 13)));
+        java.util.Map<GlobalId, Integer> targets = new java.util.HashMap<>();
+        for (int a = 0; a < 10; a++) targets.put(new GlobalId(new DocumentId("id:dwell:author::a" + a).getGlobalId()), a); // a10..a12: not on this node
+        author.resolveAgainst(gid -> targets.getOrDefault(gid, -1));
+        ImportedAttribute imported = new ImportedAttribute("author_reputation", author, reputation);
+        for (int[] lids : new int[][] { java.util.stream.IntStream.range(0, 100).toArray(), { 1, 2, 3, 5, 6 } }) { // with and without missing targets
+            double[] block = new double[lids.length];
+            imported.numbers(lids, lids.length, block);
+            for (int k = 0; k < lids.length; k++) {
+                int lid = lids[k], target = lid % 9 == 0 ? -1 : lid % 13;
+                double expected = target < 0 || target >= 10 || target == 4 ? Double.NaN : (float) (target / 10.0);
+                assertEquals(expected, imported.number(lid), "number of " + lid);
+                assertEquals(expected, block[k], "block read of " + lid);
+            }
+        }
     }
 
     private static long usedHeap() {
