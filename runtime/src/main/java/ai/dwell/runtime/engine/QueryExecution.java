@@ -100,7 +100,7 @@ final class QueryExecution implements AutoCloseable {
     private MatchResult limit(DocumentIndex index, RankProfile profile, MatchResult match) {
         UnsupportedSettings.check(profile, query.properties());
         Optional<MatchPhaseLimiter> limiter = MatchPhaseSettings.limiter(profile, query.properties(), index);
-        if (limiter.isPresent()) {
+        if (limiter.isPresent() && limiter.get().limits(match.hitCount(), index.lidLimit())) {
             MatchPhaseLimiter.Limited limited = limiter.get().limit(match.hits(), index.lidLimit(), query.root());
             match = new MatchResult(limited.hits(), match.terms(), match.nearestNeighbors());
             if (limited.degraded()) {

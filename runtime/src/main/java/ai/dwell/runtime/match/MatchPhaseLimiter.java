@@ -44,17 +44,28 @@ public final class MatchPhaseLimiter {
      * attribute to a range ({@link RangeLocator}), the best documents are taken within that range.
      */
     public Limited limit(BitSet matches, int docIdLimit, QueryItem query) {
-        double hitRate = docIdLimit == 0 ? 0 : (double) matches.cardinality() / docIdLimit;
-        long wanted = hitRate == 0 ? Integer.MAX_VALUE : (long) Math.min(Integer.MAX_VALUE, Math.max(128.0, maxHits / hitRate));
-        long maxFilterDocs = (long) (docIdLimit * maxFilterCoverage);
-        if (Math.min(docIdLimit, maxFilterDocs) <= wanted || hitRate < MIN_HIT_RATE)
-            return new Limited(matches, false, docIdLimit);
+        long matched = matches.cardinality();
+        if ( ! limits(matched, docIdLimit)) return new Limited(matches, false, docIdLimit);
+        long wanted = wanted(matched, docIdLimit);
         BitSet best = new BitSet(docIdLimit);
         NumericRange range = RangeLocator.firstRange(query, attribute.name())
                                          .orElse(new NumericRange(Double.NEGATIVE_INFINITY, true, Double.POSITIVE_INFINITY, true));
         attribute.addFirstInValueOrder(wanted, descending, range, best);
         matches.and(best);
         return new Limited(matches, true, best.cardinality());
+    }
+
+    /** Whether a query with this many matches over a document id space of docIdLimit is limited (else {@link #limit} keeps them all). */
+    public boolean limits(long matched, int docIdLimit) {
+        double hitRate = docIdLimit == 0 ? 0 : (double) matched / docIdLimit;
+        long maxFilterDocs = (long) (docIdLimit * maxFilterCoverage);
+        return Math.min(docIdLimit, maxFilterDocs) > wanted(matched, docIdLimit) && hitRate >= MIN_HIT_RATE;
+    }
+
+    /** The documents to take in attribute order: max-hits over the hit rate, at least 128. */
+    private long wanted(long matched, int docIdLimit) {
+        double hitRate = docIdLimit == 0 ? 0 : (double) matched / docIdLimit;
+        return hitRate == 0 ? Integer.MAX_VALUE : (long) Math.min(Integer.MAX_VALUE, Math.max(128.0, maxHits / hitRate));
     }
 
 }
