@@ -147,6 +147,58 @@ def _load(jar: Path, queries: Path, rate: float, seconds: int) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def one_at_a_time(jar: Path, queries: Path, seconds: int) -> dict:
+    """One client, each request sent when the last was answered, over one kept-alive connection (closed loop, an idle
+    runtime but for it); the first 20 dropped as warm-up. With the runtime's CPU time per request, as load()."""
+    before, started = cpu_seconds(RUNTIME_PID[0]), time.time()
+    result = subprocess.run(["java", "-cp", str(jar), "ai.dwell.bench.LoadGenerator", "-n", "1", "-s", str(seconds), "-q", str(queries),
+                             "-i", "20", "--slo", "10,50", "localhost", "8080"], capture_output=True, text=True, check=True)
+    row = json.loads(result.stdout.strip().splitlines()[-1])
+    idle = (IDLE_CPU_PER_SECOND[0] if IDLE_CPU_PER_SECOND else 0) * (time.time() - started)
+    row["cpu_ms"] = max(0.0, cpu_seconds(RUNTIME_PID[0]) - before - idle) * 1000 / max(1, row["ok"] + row.get("refused", 0) + row.get("failed", 0))
+    return row
+
+
+def largest_article(corpus: Path) -> tuple[str, int]:
+    """The article with the most comments in a generated corpus, and their number."""
+    with open(corpus / "articles.jsonl") as file:
+        articles = [json.loads(line) for line in file]
+    best = max(articles, key=lambda a: a["comments"])
+    return best["article_id"], best["comments"]
+
+
+def measure_idle_views(jar: Path, corpus: Path, work: Path, args: argparse.Namespace) -> dict:
+    """Views of the largest article one at a time on an otherwise idle runtime, for each profile with the engine
+    alone (cache=false), next to /status.html measured the same way."""
+    article, comments = largest_article(corpus)
+    seconds = 2 if args.smoke else 10
+    floor = work / "idle-floor.txt"
+    floor.write_text("/status.html\n")
+    rows = {"floor (/status.html)": one_at_a_time(jar, floor, seconds)}
+    for profile in args.profiles.split(","):
+        path = work / f"idle-{profile}.txt"
+        params = "&".join(p for p in (args.query_params, "cache=false") if p)
+        path.write_text(f"/search/?article={article}&ranking={profile}&hits=10&timeout=5s&{params}\n")
+        rows[profile] = one_at_a_time(jar, path, seconds)
+        print(f"idle views of {article} ({comments} comments), {profile}: p50 {rows[profile]['p50']:.2f} ms, p90 {rows[profile]['p90']:.2f} ms", flush=True)
+    return {"article": article, "comments": comments, "seconds": seconds, "rows": rows}
+
+
+def idle_report(idle: dict) -> list[str]:
+    if not idle:
+        return []
+    floor = idle["rows"]["floor (/status.html)"]
+    lines = ["## One view at a time", "",
+             f"The largest article, {idle['article']} ({idle['comments']:,} comments), viewed by one client over one kept-alive "
+             f"connection, each view sent when the last was answered, for {idle['seconds']} s (the engine alone: cache=false), "
+             "next to /status.html measured the same way.", "",
+             "| path | views | p50 ms | p90 ms | p99 ms | p50 / floor | cpu ms/view |", "|---|---|---|---|---|---|---|"]
+    for name, r in idle["rows"].items():
+        lines.append(f"| {name} | {r['ok']} | {r['p50']:.2f} | {r.get('p90', float('nan')):.2f} | {r['p99']:.2f} | "
+                     f"{r['p50'] / floor['p50']:.1f}x | {r['cpu_ms']:.2f} |")
+    return lines + [""]
+
+
 def second_phase_cost() -> str:
     """The network per document: the engine's compiled `neural`, its batched `neural_onnx`, and ONNX
     Runtime alone on the same feature matrix, measured in one run (runtime's NeuralBenchmarkTest)."""
@@ -180,7 +232,7 @@ def ratio(value: float, floor: float) -> float:
     return value / floor if floor else float("nan")
 
 
-def report(feed_summary: dict, writes: dict, latency: dict, results: dict, network: str, args: argparse.Namespace, out: Path) -> str:
+def report(feed_summary: dict, writes: dict, latency: dict, results: dict, idle: dict, network: str, args: argparse.Namespace, out: Path) -> str:
     lines = [f"# dwell runtime: serving benchmark ({args.preset} corpus)", "",
              f"Open loop, {args.seconds} s per point, first second dropped, on this machine (2 cores, shared with other work: "
              "compare the ratios within a run, not absolute figures across runs). "
@@ -189,10 +241,12 @@ def report(feed_summary: dict, writes: dict, latency: dict, results: dict, netwo
         lines += [f"Every query also carries `{args.query_params}`.", ""]
     if writes:
         lines += write_report(feed_summary, writes, latency)
+    lines += idle_report(idle)
     lines += query_report(results, network)
     text = "\n".join(lines)
     (out / "runtime.md").write_text(text)
-    (out / "runtime.json").write_text(json.dumps({"feed": feed_summary, "writes": writes, "write_latency": latency, "queries": results}, indent=1))
+    (out / "runtime.json").write_text(json.dumps({"feed": feed_summary, "writes": writes, "write_latency": latency, "idle_views": idle,
+                                                  "queries": results}, indent=1))
     return text
 
 
@@ -318,9 +372,9 @@ def main() -> None:
         wait_for_container()
         # the writes measured when the corpus was fed, by an earlier run into the same --out, stay in the report
         earlier = json.loads((args.out / "runtime.json").read_text()) if (args.out / "runtime.json").exists() else {}
-        results = measure_queries(jar, args.corpus, work, args)
+        results, idle = measure_queries(jar, args.corpus, work, args)
         plot(results, args.out / "runtime.png")
-        print(report(earlier.get("feed", {}), earlier.get("writes", {}), earlier.get("write_latency", {}), results,
+        print(report(earlier.get("feed", {}), earlier.get("writes", {}), earlier.get("write_latency", {}), results, idle,
                      "(not measured in a smoke run)" if args.smoke else second_phase_cost(), args, args.out))
         return
     corpus = generate(args.preset, args.seed, work / "corpus")
@@ -332,7 +386,7 @@ def main() -> None:
         wait_for_container()
         feed_summary = feed(corpus)
         writes = feed_benchmarks(jar, corpus, args.updates)
-        results = measure_queries(jar, corpus, work, args)
+        results, idle = measure_queries(jar, corpus, work, args)
         latency = write_latency(jar, corpus, writes, args.seconds)
         if args.onnx_threads:
             clients = (1, 4) if args.smoke else onnx_threads.CLIENTS
@@ -343,17 +397,19 @@ def main() -> None:
     finally:
         runtime.stop()
     plot(results, args.out / "runtime.png")
-    print(report(feed_summary, writes, latency, results, "(not measured in a smoke run)" if args.smoke else second_phase_cost(), args, args.out))
+    print(report(feed_summary, writes, latency, results, idle, "(not measured in a smoke run)" if args.smoke else second_phase_cost(), args, args.out))
 
 
-def measure_queries(jar: Path, corpus: Path, work: Path, args: argparse.Namespace) -> dict[str, list[dict]]:
-    """The floor and each profile at each rate (open loop), then the traced per-phase breakdown (phases.md)."""
+def measure_queries(jar: Path, corpus: Path, work: Path, args: argparse.Namespace) -> tuple[dict[str, list[dict]], dict]:
+    """Views one at a time (idle), the floor and each profile at each rate (open loop), then the traced per-phase
+    breakdown (phases.md)."""
     floor_queries = work / "floor.txt"
     floor_queries.write_text("/status.html\n")
     results: dict[str, list[dict]] = {"floor (/status.html)": []}
     rates = [float(r) for r in args.rates.split(",")]
     load(jar, floor_queries, 100, 2 if args.smoke else 5)  # warm up the HTTP path
     measure_idle_cpu(2 if args.smoke else 5)
+    idle = measure_idle_views(jar, corpus, work, args)
     for rate in rates:
         results["floor (/status.html)"].append(load(jar, floor_queries, rate, args.seconds))
     profiles = args.profiles.split(",")
@@ -375,7 +431,7 @@ def measure_queries(jar: Path, corpus: Path, work: Path, args: argparse.Namespac
         traced[profile] = phases.run(work / f"{profile}.txt", args.phase_rate, 20 if args.smoke else args.phase_count)
         print(f"phases of {profile}: {len(traced[profile])} traced queries", flush=True)
     (args.out / "phases.md").write_text(phases.report(traced, args.phase_rate))
-    return results
+    return results, idle
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ def test_dwell_bench_smoke_writes_every_report(tmp_path: Path) -> None:
                 "| put @ half max |", "| update @ half max |", "| floor (/status.html) | 20 |", "| freshness | 40 |",
                 "| neural | 20 |", "| neural_onnx | 40 |"):
         assert row in runtime, row
+    idle = runtime[runtime.index("## One view at a time"):runtime.index("## Queries")]
+    assert all(f"\n| {path} | " in idle for path in ("floor (/status.html)", "freshness", "neural", "neural_onnx")), idle
     phases = (out / "phases.md").read_text()
     assert all(f"## {profile} (" in phases for profile in ("freshness", "neural", "neural_onnx")), phases
     threads = (out / "onnx_threads.md").read_text()

@@ -147,9 +147,9 @@ public class LoadGenerator {
         }
         StringBuilder codes = new StringBuilder();
         latencies.statusCodes().forEach((code, n) -> codes.append(codes.length() == 0 ? "" : ",").append('"').append(code).append("\":").append(n));
-        System.out.printf(Locale.ROOT, "{\"rate\":%.2f,\"achieved\":%.2f,\"ok\":%d,\"refused\":%d,\"failed\":%d,\"p50\":%.3f,\"p95\":%.3f,\"p99\":%.3f,\"avg\":%.3f%s,\"status\":{%s}}%n",
+        System.out.printf(Locale.ROOT, "{\"rate\":%.2f,\"achieved\":%.2f,\"ok\":%d,\"refused\":%d,\"failed\":%d,\"p50\":%.3f,\"p90\":%.3f,\"p95\":%.3f,\"p99\":%.3f,\"avg\":%.3f%s,\"status\":{%s}}%n",
                           options.rate(), ok / elapsedSeconds, ok, latencies.refused(), latencies.failures(), latencies.percentileMillis(50),
-                          latencies.percentileMillis(95), latencies.percentileMillis(99), latencies.averageMillis(), slos, codes);
+                          latencies.percentileMillis(90), latencies.percentileMillis(95), latencies.percentileMillis(99), latencies.averageMillis(), slos, codes);
     }
 
     static Options parse(String[] args) {
