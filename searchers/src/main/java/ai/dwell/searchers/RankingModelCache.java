@@ -68,8 +68,11 @@ class RankingModelCache implements AutoCloseable {
                     continue;
                 }
                 RankingModel model = reader.read(document, profile);
-                RankingModel previous = current.put(profile.name(), model);
                 problems.remove(profile.name());
+                // the same model read again is kept as it was, so that every query sends the very same tensor instances
+                // (the article-view cache's keys then compare them by identity, not cell by cell)
+                if (model.equals(current.get(profile.name()))) continue;
+                RankingModel previous = current.put(profile.name(), model);
                 if (previous == null || previous.version() != model.version())
                     log.log(Level.INFO, "Rank profile '" + profile.name() + "' now uses model version " + model.version());
             }

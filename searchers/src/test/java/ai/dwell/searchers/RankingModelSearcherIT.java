@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -86,6 +87,23 @@ public class RankingModelSearcherIT {
         }
         assertEquals(7L, result.hits().getField(RankingModelSearcher.VERSION_RESULT_FIELD));
         assertTrue(trace(sent).contains("uses model version 7"), trace(sent));
+    }
+
+    @Test
+    void theSameModelReadAgainSendsTheSameTensorInstances() throws InterruptedException {
+        put(model(3, 0.5));
+        awaitVersion(3, 1000);
+        Tensor first = backend.lastQuery().getRanking().getFeatures().getTensor("query(W_0)").orElseThrow();
+        Thread.sleep(300); // several refreshes
+        search("neural");
+        assertSame(first, backend.lastQuery().getRanking().getFeatures().getTensor("query(W_0)").orElseThrow());
+        put(model(3, 0.75)); // the same version with other weights is another model
+        long deadline = System.currentTimeMillis() + 1000;
+        while (backend.lastQuery().getRanking().getFeatures().getTensor("query(W_0)").orElseThrow().valueIterator().next() != 0.75) {
+            assertTrue(System.currentTimeMillis() < deadline, "changed weights not used within a second");
+            Thread.sleep(5);
+            search("neural");
+        }
     }
 
     @Test
