@@ -47,53 +47,46 @@ public final class ScoreOrder {
         return java.util.Arrays.copyOf(order, k);
     }
 
-    /** From this many scores, the best are found by the k-th best score (a selection over the scores themselves, not positions). */
+    /** From this many scores, the best are first narrowed down to candidates above an estimated threshold. */
     private static final int THRESHOLD_SELECT_FROM = 4096;
 
+    /** Scores sampled to estimate the threshold. */
+    private static final int SAMPLE = 1024;
+
     /**
-     * The best k of from..to-1 (k less than their count), unordered: each score becomes a long that orders as
-     * Double.compare does (so -0.0 before 0.0, NaN above everything), the k-th largest of those is selected in place
-     * on the copy (sequential reads, no indirection through positions), and then the positions above it are taken,
-     * and as many of those equal to it as are needed, in position order, as the full order breaks ties.
+     * The best k of from..to-1 (k less than their count), unordered: a threshold is estimated from
+     * an evenly spread sample of the scores (a little below where the k-th best would fall), the positions whose
+     * score is at or above it are collected in one pass, and if there are at least k of them the best k are selected
+     * among those few (they must be among them); otherwise among all. Scores compare as Double.compare orders them
+     * (-0.0 before 0.0, NaN above everything), ties by position, exactly as {@link #descending}.
      */
     private static int[] bestByThreshold(double[] scores, int from, int to, int k) {
         int count = to - from;
-        long[] keys = new long[count];
-        for (int i = 0; i < count; i++) keys[i] = orderedBits(scores[from + i]);
-        long threshold = kthLargest(keys, count, k);
-        int[] best = new int[k];
-        int taken = 0;
-        for (int i = from; i < to; i++) if (orderedBits(scores[i]) > threshold) best[taken++] = i;
-        for (int i = from; i < to && taken < k; i++) if (orderedBits(scores[i]) == threshold) best[taken++] = i;
-        return best;
+        long[] sample = new long[SAMPLE];
+        for (int i = 0; i < SAMPLE; i++) sample[i] = orderedBits(scores[from + (int) ((long) i * count / SAMPLE)]);
+        java.util.Arrays.sort(sample); // ascending
+        int above = (int) Math.min(SAMPLE - 1, (long) k * SAMPLE / count * 5 / 4 + 8); // sampled scores at or above the threshold
+        long threshold = sample[SAMPLE - 1 - above];
+        int[] candidates = new int[Math.min(count, 2 * k + 64)];
+        int found = 0;
+        for (int i = from; i < to; i++) {
+            if (orderedBits(scores[i]) < threshold) continue;
+            if (found == candidates.length) candidates = java.util.Arrays.copyOf(candidates, Math.min(count, 2 * found));
+            candidates[found++] = i;
+        }
+        if (found < k) { // the estimate was too high: all are candidates
+            candidates = new int[count];
+            for (int i = 0; i < count; i++) candidates[i] = from + i;
+            found = count;
+        }
+        select(candidates, scores, 0, found - 1, k - 1);
+        return java.util.Arrays.copyOf(candidates, k);
     }
 
     /** A long that orders as Double.compare orders the doubles. */
     private static long orderedBits(double score) {
         long bits = Double.doubleToLongBits(score);
         return bits ^ ((bits >> 63) & 0x7fffffffffffffffL);
-    }
-
-    /** The k-th largest of keys[0..count) (k from 1), reordering them. */
-    private static long kthLargest(long[] keys, int count, int k) {
-        int target = k - 1, low = 0, high = count - 1;
-        while (low < high) {
-            long pivot = median(keys[low], keys[(low + high) >>> 1], keys[high]);
-            int i = low, j = high;
-            while (i <= j) { // descending: larger keys go left
-                while (keys[i] > pivot) i++;
-                while (keys[j] < pivot) j--;
-                if (i <= j) { long t = keys[i]; keys[i++] = keys[j]; keys[j--] = t; }
-            }
-            if (target <= j) high = j;
-            else if (target >= i) low = i;
-            else return keys[target]; // between j and i: the pivot's equals
-        }
-        return keys[target];
-    }
-
-    private static long median(long a, long b, long c) {
-        return a < b ? (b < c ? b : Math.max(a, c)) : (a < c ? a : Math.max(b, c));
     }
 
     /**
