@@ -2,6 +2,9 @@ package ai.dwell.searchers;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.yahoo.search.rendering.JsonGeneratorDataSink;
+import com.yahoo.search.rendering.NonFiniteToNullDataSink;
+import com.yahoo.tensor.serialization.JsonFormat;
 
 import java.io.IOException;
 import java.io.StringWriter;
@@ -17,6 +20,7 @@ import java.io.UncheckedIOException;
 final class ImpressionJson {
 
     private static final JsonFactory JSON = new JsonFactory();
+    private static final JsonFormat.EncodeOptions SHORT_TENSORS = new JsonFormat.EncodeOptions(true);
 
     private ImpressionJson() {}
 
@@ -44,7 +48,8 @@ final class ImpressionJson {
                 json.writeNumberField("score", candidate.score());
                 if (candidate.features() != null) {
                     json.writeFieldName("features");
-                    json.writeRawValue(candidate.features().toJson(true));
+                    // as FeatureData.toJson(true) renders them, straight into this generator (not through a string per candidate)
+                    candidate.features().asDataSource(SHORT_TENSORS).emit(new NonFiniteToNullDataSink(new JsonGeneratorDataSink(json)));
                 }
                 json.writeEndObject();
             }

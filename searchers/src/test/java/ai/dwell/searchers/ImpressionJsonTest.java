@@ -30,6 +30,26 @@ public class ImpressionJsonTest {
                      ImpressionJson.encode(impression));
     }
 
+    /** Match features as the content nodes send them (doubles, tensors in binary, a NaN): rendered as Vespa's FeatureData.toJson(true) renders them. */
+    @Test
+    void featuresAreRenderedAsVespaRendersThem() {
+        com.yahoo.slime.Slime slime = new com.yahoo.slime.Slime();
+        com.yahoo.slime.Cursor fields = slime.setObject();
+        fields.setDouble("age_hours", 123.77277777777778);
+        fields.setDouble("query(model_version)", 1.0);
+        fields.setDouble("undefined", Double.NaN);
+        fields.setData("nn_input", com.yahoo.tensor.serialization.TypedBinaryFormat.encode(
+                Tensor.from("tensor<float>(x[9]):[0.0057578045, 2.8332133, 0.0, 1.3862944, 0.8567, 4.8121843, 0.0, -0.0, 5.0]")));
+        fields.setData("scores", com.yahoo.tensor.serialization.TypedBinaryFormat.encode(Tensor.from("tensor(d{}):{a:1.5, b:-2.25}")));
+        FeatureData features = new FeatureData(new com.yahoo.data.access.slime.SlimeAdapter(slime.get()));
+        List<Impression.Candidate> candidates = List.of(new Impression.Candidate("id:dwell:comment::c0", 2.5, features),
+                                                        new Impression.Candidate("id:dwell:comment::c1", 1.0, null));
+        String line = ImpressionJson.encode(new Impression("q3", 1L, "a1", "neural", 1L, 0.0, 1.0, candidates, SLATE));
+        String expected = "\"features\":" + features.toJson(true) + "}";
+        assertTrue(line.contains(expected), line + " does not contain " + expected);
+        assertTrue(line.contains("\"nn_input\":{\"type\":\"tensor<float>(x[9])\",\"values\":[0.0057578045,2.8332133,"), line);
+    }
+
     @Test
     void anUnknownModelVersionIsNull() {
         Impression impression = new Impression("q2", 1L, "a1", "freshness", null, 0.0, 1.0, CANDIDATES, SLATE);
