@@ -62,6 +62,12 @@ public class RankSetupVerifierTest {
                     match-features: firstPhase
                     summary-features: firstPhase
                 }
+                rank-profile broken_keep_rank_count inherits features {
+                    first-phase {
+                        expression: baseline
+                        keep-rank-count: 500
+                    }
+                }
                 rank-profile broken_match_phase inherits features {
                     match-phase {
                         attribute: created_at
@@ -92,13 +98,14 @@ public class RankSetupVerifierTest {
         assertError(errors, "broken_onnx", "input 'features'");
         assertError(errors, "broken_query", "query(undeclared_weights) is used as a tensor");
         assertError(errors, "broken_match_phase", "diversity");
+        assertError(errors, "broken_keep_rank_count", "keep-rank-count (vespa.hitcollector.arraysize = 500) is not supported");
         assertError(errors, "broken_first_phase", "firstPhase cannot be used in the first-phase expression");
         assertTrue(errors.contains("schema 'comment', onnx-model 'dwell_nn_names': the model file has no input 'nosuch_input'; it has [features]"),
                    errors.toString());
         assertError(errors, "broken_onnx_names", "'features'"); // the config model binds the file's input to a feature of its name
         assertTrue(errors.stream().allMatch(e -> e.startsWith("schema 'comment', rank profile 'broken_") || e.contains("onnx-model 'dwell_nn_names'")),
                    errors.toString());
-        assertEquals(8, errors.size(), errors.toString());
+        assertEquals(9, errors.size(), errors.toString());
     }
 
     @Test
