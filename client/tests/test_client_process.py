@@ -97,3 +97,43 @@ def test_runtime_lock_takes_nothing_when_the_caller_holds_it(tmp_path: Path) -> 
     lock = tmp_path / "runtime.lock"
     with dwell_client.runtime_lock(False, path=lock):
         assert not _held_elsewhere(lock)
+
+
+def _dwell_stop(data: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(ROOT / "dwell"), "stop"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "DWELL_DATA": str(data)})
+
+
+def test_stop_never_signals_a_process_that_is_not_the_runtime(tmp_path: Path) -> None:
+    """A pid file whose pid now belongs to another process (the runtime died, the pid was reused): not a runtime."""
+    other = subprocess.Popen(["sleep", "60"])
+    try:
+        (tmp_path / "runtime.pid").write_text(f"{other.pid}\n")
+        done = _dwell_stop(tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert "the runtime is not running" in done.stderr, done.stderr
+        assert other.poll() is None, "dwell stop killed a process that was not the runtime"
+        assert not (tmp_path / "runtime.pid").exists()
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_a_zombie_is_not_a_running_runtime(tmp_path: Path) -> None:
+    """kill -0 succeeds on a process that has exited but is not yet reaped; the runtime's checks look at its state."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    stat = Path(f"/proc/{child.pid}/stat")
+    for _ in range(500):  # exited, not reaped: state Z
+        if stat.read_text().rsplit(")", 1)[1].split()[0] == "Z":
+            break
+        threading.Event().wait(0.01)
+    else:
+        pytest.fail("the child did not become a zombie")
+    try:
+        os.kill(child.pid, 0)  # what the old check trusted
+        (tmp_path / "runtime.pid").write_text(f"{child.pid}\n")
+        done = _dwell_stop(tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert "the runtime is not running" in done.stderr, done.stderr
+    finally:
+        child.wait()
