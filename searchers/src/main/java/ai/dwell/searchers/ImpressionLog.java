@@ -21,23 +21,29 @@ import java.util.logging.Logger;
 /**
  * Appends {@link Impression}s to a file, one JSON object a line ({@link ImpressionJson}), from a
  * background thread, which also encodes them (an impression is immutable): a query only offers its
- * impression to a bounded queue, so it neither waits for the disk nor pays for the JSON, and when the
- * queue is full the impression is dropped and counted.
+ * impression to a bounded queue, so it neither waits for the disk nor pays for the JSON. An impression is dropped
+ * when the queue is full, when it cannot be encoded, or when its batch cannot be written; drops are counted and
+ * logged as warnings (at most one every 10 s), and a write failure does not stop the log: the file is opened again.
  */
 class ImpressionLog implements AutoCloseable {
 
     private static final Logger log = Logger.getLogger(ImpressionLog.class.getName());
     private static final Object STOP = new Object();
+    private static final long WARNING_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final Path path;
     private final BlockingQueue<Object> queue;
     private final AtomicLong written = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong droppedWhenWarned = new AtomicLong();
+    private final AtomicLong lastWarning = new AtomicLong(); // System.nanoTime() of the last warning; 0: none yet
+    private final int queueCapacity;
     private final Thread writer;
 
     ImpressionLog(String configuredPath, int capacity) {
         this.path = resolve(configuredPath);
         this.queue = new ArrayBlockingQueue<>(capacity);
+        this.queueCapacity = capacity;
         try {
             Files.createDirectories(path.toAbsolutePath().getParent());
         }
@@ -56,15 +62,16 @@ class ImpressionLog implements AutoCloseable {
 
     Path path() { return path; }
 
-    /** Queues one impression, to be encoded and written. Returns false if it was dropped. */
+    /** Queues one impression, to be encoded and written. Returns false if it was dropped (counted, and logged at most every 10 s). */
     boolean append(Impression impression) {
         if (queue.offer(impression)) return true;
-        dropped.incrementAndGet();
+        dropped("the queue of " + queueCapacity + " is full", 1, null);
         return false;
     }
 
     long written() { return written.get(); }
 
+    /** Impressions dropped since start: the queue was full, one could not be encoded, or the file could not be written. */
     long dropped() { return dropped.get(); }
 
     /** Waits until every record queued before this call is on disk, or the timeout passes. */
@@ -77,43 +84,76 @@ class ImpressionLog implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Writes batches until stopped. A batch that cannot be written (the disk full, the file gone or unwritable) is
+     * dropped, counted and logged, and the file is opened again for the next batch: the log never stops for good.
+     */
     private void run() {
-        try (BufferedWriter out = Files.newBufferedWriter(path, StandardCharsets.UTF_8,
-                                                          StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
-            List<Object> batch = new ArrayList<>();
+        BufferedWriter out = null;
+        List<Object> batch = new ArrayList<>();
+        try {
             while (true) {
                 Object first = queue.poll(100, TimeUnit.MILLISECONDS);
                 if (first == null) continue;
                 batch.add(first);
                 queue.drainTo(batch);
-                boolean stop = false;
-                int count = 0;
-                for (Object record : batch) {
-                    if (record == STOP) { stop = true; break; }
-                    String line;
-                    try {
-                        line = ImpressionJson.encode((Impression) record);
-                    }
-                    catch (RuntimeException e) {
-                        dropped.incrementAndGet();
-                        log.log(Level.WARNING, "Could not encode an impression; dropped", e);
-                        continue;
-                    }
-                    out.write(line);
-                    out.write('\n');
-                    count++;
-                }
-                out.flush();
-                written.addAndGet(count);
+                boolean stop = batch.remove(STOP);
+                List<String> lines = encode(batch);
                 batch.clear();
+                try {
+                    if (out == null) out = Files.newBufferedWriter(path, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+                    for (String line : lines) {
+                        out.write(line);
+                        out.write('\n');
+                    }
+                    out.flush();
+                    written.addAndGet(lines.size());
+                }
+                catch (IOException e) {
+                    dropped("impression log " + path + " could not be written (" + e.getMessage() + "); it is opened again for the next", lines.size(), e);
+                    closeQuietly(out);
+                    out = null;
+                }
                 if (stop) return;
             }
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        catch (IOException e) {
-            log.log(Level.WARNING, "Impression log " + path + " failed; impressions are no longer written", e);
+        finally {
+            closeQuietly(out);
+        }
+    }
+
+    private List<String> encode(List<Object> records) {
+        List<String> lines = new ArrayList<>(records.size());
+        for (Object record : records) {
+            try {
+                lines.add(ImpressionJson.encode((Impression) record));
+            }
+            catch (RuntimeException e) {
+                dropped("an impression could not be encoded", 1, e);
+            }
+        }
+        return lines;
+    }
+
+    /** Counts dropped impressions, and logs a warning: the first, then at most one every 10 s, with the count since. */
+    private void dropped(String why, int count, Exception cause) {
+        long total = dropped.addAndGet(count);
+        long now = System.nanoTime(), last = lastWarning.get();
+        if (last != 0 && now - last < WARNING_INTERVAL_NANOS) return;
+        if ( ! lastWarning.compareAndSet(last, now == 0 ? 1 : now)) return;
+        long since = total - droppedWhenWarned.getAndSet(total);
+        log.log(Level.WARNING, "Dropped " + since + " impression" + (since == 1 ? "" : "s") + " (" + total + " since start): " + why, cause);
+    }
+
+    private static void closeQuietly(BufferedWriter out) {
+        if (out == null) return;
+        try {
+            out.close();
+        }
+        catch (IOException ignored) { // what it held is counted as dropped already
         }
     }
 

@@ -81,11 +81,16 @@ class RankingModelCache implements AutoCloseable {
                 if ( ! e.getMessage().equals(problems.put(profile.name(), e.getMessage())))
                     log.log(Level.WARNING, "Refusing rankingmodel document: " + e.getMessage());
             }
-            catch (RuntimeException e) { // backend unavailable: keep serving what we had
-                problems.put(profile.name(), "could not read model: " + e.getMessage());
-                log.log(Level.FINE, "Could not read the model of '" + profile.name() + "'", e);
+            catch (RuntimeException e) { // backend unavailable: keep serving what we had, and say so once per problem
+                String problem = "could not read model: " + e.getMessage();
+                if ( ! problem.equals(problems.put(profile.name(), problem)))
+                    log.log(Level.WARNING, "Could not read the model of '" + profile.name() + "'; serving " + describe(current.get(profile.name())), e);
             }
         }
+    }
+
+    private static String describe(RankingModel model) {
+        return model == null ? "the package's constants" : model.isPackaged() ? "the package's constants" : "model version " + model.version();
     }
 
     @Override
