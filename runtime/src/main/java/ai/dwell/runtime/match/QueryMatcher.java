@@ -10,6 +10,7 @@ import ai.dwell.runtime.match.iterator.ConjunctionIterator;
 import ai.dwell.runtime.match.iterator.DisjunctionIterator;
 import ai.dwell.runtime.match.iterator.DocIdIterator;
 import ai.dwell.runtime.match.iterator.FilterIterator;
+import ai.dwell.runtime.match.iterator.LocalIds;
 import ai.dwell.runtime.match.iterator.PostingListIterator;
 import ai.dwell.runtime.match.query.QueryItem;
 
@@ -59,15 +60,9 @@ public final class QueryMatcher {
     /** Matches the query against the index, with the request's query tensors and properties. Call under the index's read lock. */
     public static MatchResult match(DocumentIndex index, QueryItem root, QueryContext query) {
         QueryMatcher matcher = new QueryMatcher(index, query);
-        DocIdIterator hits = matcher.iterator(root, true, matcher.active);
-        int[] lids = new int[64];
-        int count = 0;
-        for (int lid = hits.nextDoc(); lid != DocIdIterator.NO_MORE_DOCS; lid = hits.nextDoc()) {
-            if ( ! matcher.active.get(lid)) continue;
-            if (count == lids.length) lids = Arrays.copyOf(lids, count * 2);
-            lids[count++] = lid;
-        }
-        return new MatchResult(lids, count, matcher.terms, matcher.nearestNeighbors);
+        LocalIds hits = new LocalIds(64);
+        matcher.iterator(root, true, matcher.active).addTo(hits, matcher.active);
+        return new MatchResult(hits.array(), hits.size(), matcher.terms, matcher.nearestNeighbors);
     }
 
     /**

@@ -27,6 +27,12 @@ public abstract class DocIdIterator {
         for (int doc = nextDoc(); doc != NO_MORE_DOCS; doc = nextDoc()) result.set(doc);
     }
 
+    /** Adds every remaining id that is also in the filter to ids, in increasing order, exhausting this. */
+    public void addTo(LocalIds ids, BitSet filter) {
+        for (int doc = nextDoc(); doc != NO_MORE_DOCS; doc = nextDoc())
+            if (filter.get(doc)) ids.add(doc);
+    }
+
     /** The remaining ids as a new bit set, exhausting this. */
     public BitSet toBitSet() {
         BitSet result = new BitSet();

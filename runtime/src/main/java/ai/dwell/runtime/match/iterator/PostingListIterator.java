@@ -66,6 +66,19 @@ public final class PostingListIterator extends DocIdIterator {
         doc = NO_MORE_DOCS;
     }
 
+    /** One loop over the list, as matching an article view does for its whole posting list. */
+    @Override
+    public void addTo(LocalIds ids, BitSet filter) {
+        if (doc == NO_MORE_DOCS) return;
+        boolean once = allowed == null || allowed == filter; // the usual case: allowed is the active set, and so is the filter
+        for (int i = index + 1; i < size; i++) {
+            int lid = postings.lid(i);
+            if (filter.get(lid) && (once || allowed.get(lid))) ids.add(lid);
+        }
+        index = size;
+        doc = NO_MORE_DOCS;
+    }
+
     private int firstAllowedFrom(int i) {
         while (i < size && allowed != null && ! allowed.get(postings.lid(i))) i++;
         index = i;

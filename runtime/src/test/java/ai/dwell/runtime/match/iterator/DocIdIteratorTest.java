@@ -3,12 +3,14 @@ package ai.dwell.runtime.match.iterator;
 import ai.dwell.runtime.index.PostingLists;
 import org.junit.jupiter.api.Test;
 
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Supplier;
 
 import static ai.dwell.runtime.match.iterator.DocIdIterator.NO_MORE_DOCS;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -68,6 +70,9 @@ public class DocIdIteratorTest {
             BitSet expected = (BitSet) a.clone();
             expected.and(allowed);
             assertSame(expected, () -> new PostingListIterator(PostingLists.of(a.stream().toArray()), allowed), random);
+            LocalIds added = new LocalIds(4); // filtered by the same set it is allowed by, as matching does
+            new PostingListIterator(PostingLists.of(a.stream().toArray()), allowed).addTo(added, allowed);
+            assertArrayEquals(expected.stream().toArray(), Arrays.copyOf(added.array(), added.size()));
             assertSame(expected, () -> new DisjunctionIterator(List.of(new PostingListIterator(PostingLists.of(a.stream().toArray()), allowed),
                                                                        DocIdIterator.empty())), random);
         }
@@ -140,6 +145,16 @@ public class DocIdIteratorTest {
         for (int doc = iterator.nextDoc(); doc != NO_MORE_DOCS; doc = iterator.nextDoc()) walked.set(doc);
         assertEquals(expected, walked);
         assertEquals(expected, iterators.get().toBitSet());
+        BitSet filter = random(random);
+        LocalIds added = new LocalIds(1);
+        DocIdIterator collecting = iterators.get();
+        int taken = collecting.nextDoc(); // addTo adds what remains
+        collecting.addTo(added, filter);
+        BitSet remaining = (BitSet) expected.clone();
+        if (taken != NO_MORE_DOCS) remaining.clear(taken);
+        remaining.and(filter);
+        assertArrayEquals(remaining.stream().toArray(), Arrays.copyOf(added.array(), added.size()), "addTo");
+        assertEquals(NO_MORE_DOCS, collecting.nextDoc(), "exhausted by addTo");
         DocIdIterator skipping = iterators.get();
         int doc = -1;
         while (doc != NO_MORE_DOCS) {

@@ -1,0 +1,23 @@
+package ai.dwell.runtime.match.iterator;
+
+import java.util.Arrays;
+
+/** A growable array of local ids, added in increasing order: what matching hands to ranking. */
+public final class LocalIds {
+
+    private int[] ids;
+    private int size = 0;
+
+    public LocalIds(int capacity) { this.ids = new int[Math.max(1, capacity)]; }
+
+    public void add(int id) {
+        if (size == ids.length) ids = Arrays.copyOf(ids, size * 2);
+        ids[size++] = id;
+    }
+
+    /** The ids: the first {@link #size} of this array (not a copy). */
+    public int[] array() { return ids; }
+
+    public int size() { return size; }
+
+}
