@@ -26,11 +26,13 @@ public final class UnsupportedSettings {
 
     private UnsupportedSettings() {}
 
+    private static final java.util.regex.Pattern CONSTANT_VALUE = java.util.regex.Pattern.compile("value\\(\\s*-?[0-9.eE+-]+\\s*\\)");
+
     /** Whether the first phase is a constant: a number, or value(number), as the built-in 'unranked' profile's value(0). */
     private static boolean constantFirstPhase(RankProfile profile) {
         var firstPhase = profile.firstPhase();
         return firstPhase instanceof com.yahoo.searchlib.rankingexpression.rule.ConstantNode
-               || firstPhase.toString().matches("value\\(\\s*-?[0-9.eE+-]+\\s*\\)");
+               || CONSTANT_VALUE.matcher(firstPhase.toString()).matches();
     }
 
     /** Throws {@link UnsupportedFeatureException} naming the first unsupported setting in the query or profile. */
