@@ -33,32 +33,40 @@ final class Ranker {
         int reranked = program.hasSecondPhase() ? Math.max(0, Math.min(rerankCount, n)) : 0;
         // the window, the best hit below it (for the shift), and what the caller wants
         int kept = (int) Math.min(n, Math.max((long) wanted, reranked + 1L));
+        int returned = (int) Math.min(n, Math.max(0, wanted)); // hits put in order for the caller
         int threads = Math.max(1, Math.min(programs.length, n));
         long start = System.nanoTime();
-        int[] order;
+        int[] best; // the best kept positions, in no particular order
         if (threads == 1) {
             program.firstPhase(lids, n, scores);
-            order = ScoreOrder.top(scores, n, kept);
+            best = ScoreOrder.best(scores, 0, n, kept);
         }
         else {
-            int[][] best = new int[threads][];
+            int[][] bestOfRange = new int[threads][];
             runner.run(threads, p -> {
                 int from = (int) ((long) n * p / threads), to = (int) ((long) n * (p + 1) / threads);
                 programs[p].firstPhase(lids, from, to - from, scores);
-                best[p] = ScoreOrder.top(scores, from, to, kept);
+                bestOfRange[p] = ScoreOrder.best(scores, from, to, kept);
             });
-            order = ScoreOrder.merge(best, scores, kept);
+            int total = 0;
+            for (int[] range : bestOfRange) total += range.length;
+            best = new int[total];
+            for (int p = 0, at = 0; p < threads; at += bestOfRange[p].length, p++) System.arraycopy(bestOfRange[p], 0, best, at, bestOfRange[p].length);
+            ScoreOrder.bestFirst(best, scores, total, kept);
         }
+        // the window first (unordered), then the hits below it in first-phase order
+        ScoreOrder.bestFirst(best, scores, kept, reranked);
+        ScoreOrder.sortRange(best, scores, reranked, Math.min(kept, Math.max(reranked, returned)));
         long firstPhaseNanos = System.nanoTime() - start;
-        int[] rankedLids = new int[kept];
-        double[] relevance = new double[kept];
+        int[] rankedLids = new int[returned];
+        double[] relevance = new double[returned];
         long secondStart = System.nanoTime();
         if (reranked > 0) {
             int[] windowLids = new int[reranked];
             double[] windowFirst = new double[reranked];
             for (int r = 0; r < reranked; r++) {
-                windowLids[r] = lids[order[r]];
-                windowFirst[r] = scores[order[r]];
+                windowLids[r] = lids[best[r]];
+                windowFirst[r] = scores[best[r]];
             }
             double[] second = new double[reranked];
             int secondThreads = Math.min(threads, reranked);
@@ -67,26 +75,27 @@ final class Ranker {
                 int from = (int) ((long) reranked * p / secondThreads), to = (int) ((long) reranked * (p + 1) / secondThreads);
                 programs[p].secondPhase(windowLids, windowFirst, from, to - from, second);
             });
-            int[] secondOrder = ScoreOrder.descending(second, reranked);
-            double lowestSecond = Double.POSITIVE_INFINITY;
-            for (int r = 0; r < reranked; r++) {
+            // ties in the second phase keep first-phase order, as when the window was ranked by it
+            int[] secondOrder = ScoreOrder.topReranked(second, best, scores, reranked, returned);
+            for (int r = 0; r < secondOrder.length; r++) {
                 rankedLids[r] = windowLids[secondOrder[r]];
                 relevance[r] = second[secondOrder[r]];
-                lowestSecond = Math.min(lowestSecond, relevance[r]);
             }
-            if (reranked < kept) {
-                double bestRest = scores[order[reranked]];
+            if (reranked < returned) {
+                double lowestSecond = Double.POSITIVE_INFINITY;
+                for (int r = 0; r < reranked; r++) lowestSecond = Math.min(lowestSecond, second[r]);
+                double bestRest = scores[best[reranked]];
                 double shift = bestRest >= lowestSecond ? lowestSecond - bestRest - Math.ulp(lowestSecond) : 0;
-                for (int r = reranked; r < kept; r++) {
-                    rankedLids[r] = lids[order[r]];
-                    relevance[r] = scores[order[r]] + shift;
+                for (int r = reranked; r < returned; r++) {
+                    rankedLids[r] = lids[best[r]];
+                    relevance[r] = scores[best[r]] + shift;
                 }
             }
         }
         else {
-            for (int r = 0; r < kept; r++) {
-                rankedLids[r] = lids[order[r]];
-                relevance[r] = scores[order[r]];
+            for (int r = 0; r < returned; r++) {
+                rankedLids[r] = lids[best[r]];
+                relevance[r] = scores[best[r]];
             }
         }
         return new Ranked(documentType, rankedLids, relevance, firstPhaseNanos, reranked > 0 ? System.nanoTime() - secondStart : 0, reranked, n);

@@ -47,6 +47,91 @@ public final class ScoreOrder {
         return java.util.Arrays.copyOf(order, k);
     }
 
+    /**
+     * The best k positions of from..to-1 in no particular order (all of them when k >= to - from): what a rerank
+     * window needs, which is a set, not an order.
+     */
+    static int[] best(double[] scores, int from, int to, int k) {
+        int count = to - from;
+        if (k <= 0) return new int[0];
+        if (k >= count) {
+            int[] all = new int[count];
+            for (int i = 0; i < count; i++) all[i] = from + i;
+            return all;
+        }
+        if (count >= THRESHOLD_SELECT_FROM) return bestByThreshold(scores, from, to, k);
+        int[] order = new int[count];
+        for (int i = 0; i < count; i++) order[i] = from + i;
+        select(order, scores, 0, count - 1, k - 1);
+        return java.util.Arrays.copyOf(order, k);
+    }
+
+    /** Reorders positions[0..count-1] so that the first k of them are the best k (in no particular order). */
+    static void bestFirst(int[] positions, double[] scores, int count, int k) {
+        if (k > 0 && k < count) select(positions, scores, 0, count - 1, k - 1);
+    }
+
+    /** Puts positions[from..to-1] in the order of {@link #descending}. */
+    static void sortRange(int[] positions, double[] scores, int from, int to) {
+        if (to - from > 1) sort(positions, scores, from, to - 1);
+    }
+
+    /**
+     * The best k indexes r of 0..count-1 in order: by second[r] descending (as Double.compare orders), ties by the
+     * order of {@link #descending} of the positions window[r] in first. This is how a rerank window is ordered
+     * after its second phase; it orders only the k it returns.
+     */
+    static int[] topReranked(double[] second, int[] window, double[] first, int count, int k) {
+        k = Math.max(0, Math.min(k, count));
+        int[] order = new int[count];
+        for (int r = 0; r < count; r++) order[r] = r;
+        if (k == 0) return order.length == 0 ? order : new int[0];
+        if (k < count) selectReranked(order, second, window, first, 0, count - 1, k - 1);
+        sortReranked(order, second, window, first, 0, k - 1);
+        return k == count ? order : java.util.Arrays.copyOf(order, k);
+    }
+
+    private static void selectReranked(int[] order, double[] second, int[] window, double[] first, int low, int high, int last) {
+        while (high - low >= INSERTION_SORT_BELOW) {
+            long split = partitionReranked(order, second, window, first, low, high);
+            int i = (int) (split >>> 32), j = (int) split;
+            if (last <= j) high = j;
+            else if (last >= i) low = i;
+            else return;
+        }
+        sortReranked(order, second, window, first, low, high);
+    }
+
+    private static void sortReranked(int[] order, double[] second, int[] window, double[] first, int low, int high) {
+        while (high - low >= INSERTION_SORT_BELOW) {
+            long split = partitionReranked(order, second, window, first, low, high);
+            int i = (int) (split >>> 32), j = (int) split;
+            if (j - low < high - i) { sortReranked(order, second, window, first, low, j); low = i; }
+            else { sortReranked(order, second, window, first, i, high); high = j; }
+        }
+        for (int i = low + 1; i <= high; i++) {
+            int r = order[i], j = i - 1;
+            while (j >= low && beforeReranked(r, order[j], second, window, first)) { order[j + 1] = order[j]; j--; }
+            order[j + 1] = r;
+        }
+    }
+
+    private static long partitionReranked(int[] order, double[] second, int[] window, double[] first, int low, int high) {
+        int pivot = order[(low + high) >>> 1];
+        int i = low, j = high;
+        while (i <= j) {
+            while (beforeReranked(order[i], pivot, second, window, first)) i++;
+            while (beforeReranked(pivot, order[j], second, window, first)) j--;
+            if (i <= j) { int t = order[i]; order[i++] = order[j]; order[j--] = t; }
+        }
+        return ((long) i << 32) | (j & 0xffffffffL);
+    }
+
+    private static boolean beforeReranked(int a, int b, double[] second, int[] window, double[] first) {
+        int bySecond = Double.compare(second[b], second[a]);
+        return bySecond < 0 || bySecond == 0 && a != b && before(window[a], window[b], first);
+    }
+
     /** From this many scores, the best are first narrowed down to candidates above an estimated threshold. */
     private static final int THRESHOLD_SELECT_FROM = 4096;
 
@@ -87,24 +172,6 @@ public final class ScoreOrder {
     private static long orderedBits(double score) {
         long bits = Double.doubleToLongBits(score);
         return bits ^ ((bits >> 63) & 0x7fffffffffffffffL);
-    }
-
-    /**
-     * The best k positions of several lists, each in the order of {@link #descending}: the same positions in the
-     * same order as {@link #top} over all of them, as no position is in two lists.
-     */
-    static int[] merge(int[][] lists, double[] scores, int k) {
-        long total = 0;
-        for (int[] list : lists) total += list.length;
-        int[] merged = new int[(int) Math.min(k, total)];
-        int[] heads = new int[lists.length];
-        for (int m = 0; m < merged.length; m++) {
-            int best = -1;
-            for (int l = 0; l < lists.length; l++)
-                if (heads[l] < lists[l].length && (best < 0 || before(lists[l][heads[l]], lists[best][heads[best]], scores))) best = l;
-            merged[m] = lists[best][heads[best]++];
-        }
-        return merged;
     }
 
     /** Reorders order[low..high] so that the positions before and at index last are the best ones in that range. */

@@ -448,14 +448,14 @@ final class ExpressionCompiler {
         if (outBound.isEmpty()) return Optional.empty();
         int outSize = outBound.get().intValue();
         Tensor wt = weights.tensor(), bt = bias.tensor();
-        float[] matrix = new float[inSize * outSize];
+        double[] matrix = new double[inSize * outSize];
         double[] b = new double[outSize];
         Map<String, Long> address = new HashMap<>();
         for (int i = 0; i < inSize; i++) {
             for (int j = 0; j < outSize; j++) {
                 address.put(in, (long) i);
                 address.put(out, (long) j);
-                matrix[i * outSize + j] = (float) wt.get(addressOf(wt.type(), address));
+                matrix[i * outSize + j] = wt.get(addressOf(wt.type(), address));
             }
         }
         for (int j = 0; j < outSize; j++) b[j] = bt.get(TensorAddress.of(j));

@@ -100,9 +100,9 @@ abstract class VectorNode extends Node implements DenseCells {
     /** join(reduce(join(x, w, f(a,b)(a*b)), sum, d), b, f(a,b)(a+b)), i.e. xw_plus_b, with w and b folded per query. */
     static final class XwPlusB extends VectorNode {
         private final VectorNode input;
-        private final float[] weights; // [in * outSize + out]
+        private final double[] weights; // [in * outSize + out], as the weight tensor's cells (a float cell widened exactly)
         private final double[] bias;
-        XwPlusB(TensorType type, VectorNode input, float[] weights, double[] bias) {
+        XwPlusB(TensorType type, VectorNode input, double[] weights, double[] bias) {
             super(type);
             this.input = input;
             this.weights = weights;

@@ -52,4 +52,68 @@ public class ScoreOrderTest {
         }
     }
 
+
+    /** The unordered best k are the first k of the full order as a set; bestFirst and sortRange agree with it. */
+    @Test
+    void bestIsTheSetOfTheTopK() {
+        Random random = new Random(13);
+        for (int round = 0; round < 200; round++) {
+            int count = random.nextInt(round % 4 == 0 ? 20_000 : 3000);
+            double[] scores = new double[count];
+            int distinct = 1 + random.nextInt(round % 2 == 0 ? 10 : 100_000);
+            for (int i = 0; i < count; i++) scores[i] = random.nextInt(distinct) - distinct / 2.0;
+            int[] full = ScoreOrder.descending(scores, count);
+            for (int k : new int[] { 0, 1, 17, count / 3, count - 1, count, count + 5 }) {
+                if (k < 0) continue;
+                int[] want = Arrays.copyOf(full, Math.min(k, count));
+                int[] got = ScoreOrder.best(scores, 0, count, k);
+                assertArrayEquals(sorted(want), sorted(got), "best: count " + count + ", k " + k);
+                int[] positions = ScoreOrder.best(scores, 0, count, count); // all, in position order
+                ScoreOrder.bestFirst(positions, scores, count, k);
+                assertArrayEquals(sorted(want), sorted(Arrays.copyOf(positions, Math.min(k, count))), "bestFirst: count " + count + ", k " + k);
+                ScoreOrder.sortRange(positions, scores, 0, Math.min(k, count));
+                assertArrayEquals(want, Arrays.copyOf(positions, Math.min(k, count)), "sortRange: count " + count + ", k " + k);
+            }
+        }
+    }
+
+    /**
+     * A rerank window's order: by second-phase score, ties by first-phase order, whatever order the window comes in;
+     * the reference sorts boxed indexes with the same comparison spelled out.
+     */
+    @Test
+    void rerankedOrderIsBySecondThenByFirstPhaseOrder() {
+        Random random = new Random(17);
+        double[] special = { Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, 0.0, -0.0 };
+        for (int round = 0; round < 200; round++) {
+            int matched = 1 + random.nextInt(5000);
+            double[] first = new double[matched];
+            int distinct = 1 + random.nextInt(round % 2 == 0 ? 5 : 1000);
+            for (int i = 0; i < matched; i++) first[i] = random.nextInt(30) == 0 ? special[random.nextInt(special.length)] : random.nextInt(distinct);
+            int windowSize = 1 + random.nextInt(matched);
+            int[] window = ScoreOrder.best(first, 0, matched, windowSize); // unordered
+            double[] second = new double[windowSize];
+            int distinctSecond = 1 + random.nextInt(round % 3 == 0 ? 3 : 500);
+            for (int r = 0; r < windowSize; r++) second[r] = random.nextInt(40) == 0 ? special[random.nextInt(special.length)] : random.nextInt(distinctSecond);
+            Integer[] expected = new Integer[windowSize];
+            for (int r = 0; r < windowSize; r++) expected[r] = r;
+            Arrays.sort(expected, (a, b) -> {
+                int bySecond = Double.compare(second[b], second[a]);
+                if (bySecond != 0) return bySecond;
+                int byFirst = Double.compare(first[window[b]], first[window[a]]);
+                return byFirst != 0 ? byFirst : Integer.compare(window[a], window[b]);
+            });
+            for (int k : new int[] { 0, 1, 10, windowSize / 2, windowSize, windowSize + 3 }) {
+                int[] want = Arrays.stream(expected, 0, Math.min(k, windowSize)).mapToInt(Integer::intValue).toArray();
+                assertArrayEquals(want, ScoreOrder.topReranked(second, window, first, windowSize, k), "window " + windowSize + ", k " + k);
+            }
+        }
+    }
+
+    private static int[] sorted(int[] positions) {
+        int[] copy = positions.clone();
+        Arrays.sort(copy);
+        return copy;
+    }
+
 }
