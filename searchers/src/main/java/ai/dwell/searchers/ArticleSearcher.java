@@ -4,6 +4,7 @@ import com.yahoo.component.annotation.Inject;
 import com.yahoo.component.chain.dependencies.After;
 import com.yahoo.component.chain.dependencies.Before;
 import com.yahoo.component.chain.dependencies.Provides;
+import com.yahoo.language.Language;
 import com.yahoo.prelude.query.AndItem;
 import com.yahoo.prelude.query.Item;
 import com.yahoo.prelude.query.NullItem;
@@ -59,6 +60,8 @@ public class ArticleSearcher extends Searcher {
         Item root = tree.getRoot();
         if (root == null || root instanceof NullItem) {
             tree.setRoot(filter);
+            // no text to detect a language in (the article filter is an exact attribute term): skip detection
+            if (query.getModel().getLanguage() == null) query.getModel().setLanguage(Language.ENGLISH);
         }
         else {
             AndItem and = new AndItem();

@@ -1,6 +1,7 @@
 package ai.dwell.searchers;
 
 import com.yahoo.container.protect.Error;
+import com.yahoo.language.Language;
 import com.yahoo.search.Query;
 import com.yahoo.search.Result;
 import com.yahoo.search.yql.MinimalQueryInserter;
@@ -24,6 +25,7 @@ public class ArticleSearcherTest {
         assertEquals("[comment]", sent.getModel().getRestrict().toString());
         assertEquals("neural", sent.getRanking().getProfile());
         assertEquals("short", sent.getPresentation().getSummary());
+        assertEquals(Language.ENGLISH, sent.getModel().getLanguage(), "no text in the query: no language to detect");
     }
 
     @Test
@@ -38,6 +40,7 @@ public class ArticleSearcherTest {
         SearchChains.search(List.of(new MinimalQueryInserter(), SearchChains.articleSearcher(), backend),
                             "/search/?article=a1&yql=select%20*%20from%20comment%20where%20text%20contains%20%22climate%22");
         assertEquals("AND text:climate article_id:a1", backend.lastQuery().getModel().getQueryTree().getRoot().toString());
+        assertNull(backend.lastQuery().getModel().getLanguage(), "the text's language is detected as usual");
     }
 
     @Test
