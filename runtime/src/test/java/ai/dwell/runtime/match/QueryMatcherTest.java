@@ -26,6 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 
@@ -193,7 +194,9 @@ public class QueryMatcherTest {
     private int lid(String id) { return index.localId(DocumentIndex.globalId(new DocumentId("id:dwell:comment::" + id))); }
 
     private List<String> matches(Item root) {
+        BitSet activeBefore = (BitSet) index.active().clone();
         MatchResult result = QueryMatcher.match(index, tree(root));
+        assertEquals(activeBefore, index.active(), "matching reads the index's active documents, and never changes them");
         List<String> ids = new ArrayList<>();
         for (int lid = result.hits().nextSetBit(0); lid >= 0; lid = result.hits().nextSetBit(lid + 1))
             ids.add(index.document(lid).getId().getScheme().getNamespaceSpecific());

@@ -10,6 +10,11 @@ public final class LocalIds {
 
     public LocalIds(int capacity) { this.ids = new int[Math.max(1, capacity)]; }
 
+    /** Makes room for this many ids in all, so that adding up to that many does not grow the array again. */
+    public void ensureCapacity(int capacity) {
+        if (capacity > ids.length) ids = Arrays.copyOf(ids, Math.max(capacity, size * 2));
+    }
+
     public void add(int id) {
         if (size == ids.length) ids = Arrays.copyOf(ids, size * 2);
         ids[size++] = id;

@@ -71,6 +71,7 @@ public final class PostingListIterator extends DocIdIterator {
     public void addTo(LocalIds ids, BitSet filter) {
         if (doc == NO_MORE_DOCS) return;
         boolean once = allowed == null || allowed == filter; // the usual case: allowed is the active set, and so is the filter
+        ids.ensureCapacity(ids.size() + size - index - 1); // at most the rest of the list: one array, not one per doubling
         for (int i = index + 1; i < size; i++) {
             int lid = postings.lid(i);
             if (filter.get(lid) && (once || allowed.get(lid))) ids.add(lid);
