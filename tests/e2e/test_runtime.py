@@ -374,6 +374,10 @@ def test_sddocname_matches_every_document_of_its_type(runtime: Runtime) -> None:
     assert total('select * from sources * where sddocname contains "comment"') == total("select * from comment where true") > 0
     assert total('select * from sources * where sddocname contains "comment" and article_id contains "news-2"') == len(OTHER_ARTICLE)
     assert total('select * from sources * where sddocname contains "author"') == total("select * from author where true") > 0
+    # author is global: every content node holds every author, and a query finds each once, as Vespa searches one copy
+    authors = search(yql="select * from author where true", hits=10)
+    assert authors["root"]["fields"]["totalCount"] == len(AUTHORS)
+    assert sorted(hit["fields"]["author_id"] for hit in authors["root"]["children"]) == sorted(AUTHORS)
     assert total('select * from sources * where sddocname contains "no_such_type"') == 0
 
 

@@ -7,11 +7,13 @@ import ai.dwell.runtime.rank.RankAssets;
 import ai.dwell.runtime.rank.RankProfile;
 import ai.dwell.runtime.rank.UnsupportedFeatureException;
 import com.yahoo.document.DocumentTypeManager;
+import com.yahoo.document.GlobalId;
 
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * The document indexes of one content node, one per document type of its cluster (imported fields
@@ -31,10 +33,16 @@ final class NodeIndexes implements AutoCloseable {
         this.distributionKey = distributionKey;
         DocumentTypeManager types = new DocumentTypeManager(config.documentManager());
         for (SchemaConfigs schema : config.schemas().values()) {
-            indexes.put(schema.name(), new DocumentIndex(schema, types));
+            indexes.put(schema.name(), new DocumentIndex(schema, types, searchedHere(config, schema.name(), distributionKey)));
             assets.put(schema.name(), new RankAssets(schema, config.packageDir()));
         }
         for (DocumentIndex index : indexes.values()) index.importFrom(indexes);
+    }
+
+    /** Which documents of a type a search on this node finds: for a global type on a node of several, the copies of the buckets it owns. */
+    private static Predicate<GlobalId> searchedHere(ContentClusterConfig config, String type, int distributionKey) {
+        if ( ! config.isGlobal(type) || config.distributionKeys().size() == 1) return null;
+        return gid -> config.bucketOwner(gid) == distributionKey;
     }
 
     int distributionKey() { return distributionKey; }
@@ -72,9 +80,9 @@ final class NodeIndexes implements AutoCloseable {
 
     RankAssets assets(String schema) { return assets.get(schema); }
 
-    /** The number of documents, all types. */
+    /** The number of documents searches find, all types (a global type counts the copies this node owns). */
     long activeDocuments() {
-        return indexes.values().stream().mapToLong(DocumentIndex::documentCount).sum();
+        return indexes.values().stream().mapToLong(DocumentIndex::searchedCount).sum();
     }
 
     @Override

@@ -84,7 +84,7 @@ final class QueryExecution implements AutoCloseable {
     private boolean pastDeadline(DocumentIndex index) {
         if (System.nanoTime() <= deadline) return false;
         softTimeout = true;
-        covered -= index.documentCount();
+        covered -= index.searchedCount();
         if (trace != null) trace.event("soft timeout: skipping " + index.name());
         return true;
     }
@@ -105,7 +105,7 @@ final class QueryExecution implements AutoCloseable {
             match = new MatchResult(limited.hits(), match.terms(), match.nearestNeighbors());
             if (limited.degraded()) {
                 degraded = true;
-                covered -= index.documentCount() - coveredDocuments(index, limited.coveredDocIdSpace());
+                covered -= index.searchedCount() - coveredDocuments(index, limited.coveredDocIdSpace());
             }
         }
         total += match.hitCount();
@@ -116,7 +116,7 @@ final class QueryExecution implements AutoCloseable {
     private static long coveredDocuments(DocumentIndex index, long coveredSpace) {
         long space = Math.max(1, index.lidLimit());
         long estimate = coveredSpace >= space ? space : coveredSpace + 1;
-        return estimate * index.documentCount() / space;
+        return estimate * index.searchedCount() / space;
     }
 
     /** Ranks the matches on the threads the policy gives this query, one program per thread. */

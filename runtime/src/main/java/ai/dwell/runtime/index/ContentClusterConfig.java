@@ -1,5 +1,6 @@
 package ai.dwell.runtime.index;
 
+import com.yahoo.document.GlobalId;
 import com.yahoo.document.config.DocumentmanagerConfig;
 
 import java.nio.file.Path;
@@ -32,5 +33,16 @@ public record ContentClusterConfig(String clusterName,
     }
 
     public boolean isGlobal(String documentType) { return globalDocumentTypes.contains(documentType); }
+
+    /**
+     * The distribution key of the node a document's bucket belongs to: the node that holds a document of a type that is
+     * not global, and the one whose copy of a global document is searched (Vespa stores a global document on every
+     * node, for imports, but activates one copy of each bucket, so a query finds it once). A stable spread: the
+     * location bits of the global id, as Vespa's buckets use them, over the nodes in distribution key order.
+     */
+    public int bucketOwner(GlobalId gid) {
+        long bucket = gid.toBucketId().getId() & 0xffffffffL;
+        return distributionKeys.get((int) Math.floorMod(bucket, (long) distributionKeys.size()));
+    }
 
 }

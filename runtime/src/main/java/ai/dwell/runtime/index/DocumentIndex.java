@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -40,6 +41,8 @@ public final class DocumentIndex {
     private final List<TensorAttribute> vectorAttributes; // their cells are left out of the serialized documents
     private GlobalId[] globalIds = new GlobalId[0];
     private final BitSet active = new BitSet();
+    private final Predicate<GlobalId> searchedHere; // null: every document held is searched here
+    private final BitSet searched; // the active documents searched here: active itself when searchedHere is null
     private final Deque<Integer> freeLids = new ArrayDeque<>();
     private int nextLid = 1; // local id 0 is never used, as in proton
     private long[] timestamps = new long[0]; // by local id: the store's timestamp of the version held
@@ -51,8 +54,19 @@ public final class DocumentIndex {
     private final Map<String, List<String>> fieldsets = new HashMap<>();
     private final List<ReferenceAttribute> referrers = new ArrayList<>();
 
-    /** The index of the schema's document type, which the types must hold. */
+    /** The index of the schema's document type, which the types must hold; every document it holds is searched. */
     public DocumentIndex(SchemaConfigs schema, DocumentTypeManager types) {
+        this(schema, types, null);
+    }
+
+    /**
+     * The index of the schema's document type, searching only the documents the predicate accepts (by global id): a
+     * global type's copies on one node of several, where only the copies of the buckets this node owns are active for
+     * search (the others serve imports). Null searches all.
+     */
+    public DocumentIndex(SchemaConfigs schema, DocumentTypeManager types, Predicate<GlobalId> searchedHere) {
+        this.searchedHere = searchedHere;
+        this.searched = searchedHere == null ? active : new BitSet();
         this.schema = schema;
         this.type = types.getDocumentType(schema.name());
         if (type == null) throw new IllegalArgumentException("No document type '" + schema.name() + "'");
@@ -110,6 +124,7 @@ public final class DocumentIndex {
         for (TextIndex index : indexes.values()) index.insert(lid, document.getFieldValue(index.field()));
         localIds.put(gid, lid);
         active.set(lid);
+        if (searchedHere != null && searchedHere.test(gid)) searched.set(lid);
         verified.set(lid);
         changes++;
         if (existing == null) for (ReferenceAttribute referrer : referrers) referrer.targetChanged(gid, lid);
@@ -192,6 +207,7 @@ public final class DocumentIndex {
         Integer lid = localIds.remove(gid);
         if (lid == null) return false;
         active.clear(lid);
+        searched.clear(lid);
         for (Attribute attribute : attributes.values()) attribute.clear(lid);
         for (TextIndex index : indexes.values()) index.remove(lid);
         documents.clear(lid);
@@ -243,6 +259,15 @@ public final class DocumentIndex {
     /** The local ids of the documents present (a live view: copy it before writes can happen). */
     public BitSet active() { return active; }
     public int documentCount() { return localIds.size(); }
+
+    /**
+     * The local ids of the documents a search on this node finds (a live view): all present ones, except for a global
+     * type on a node of several, where only the copies this node owns are searched (see the constructor).
+     */
+    public BitSet searched() { return searched; }
+
+    /** The number of documents a search on this node covers: {@link #searched}'s. */
+    public int searchedCount() { return searched == active ? localIds.size() : searched.cardinality(); }
     /** One past the highest local id in use. */
     public int lidLimit() { return nextLid; }
 
@@ -305,6 +330,9 @@ public final class DocumentIndex {
         }
         if (localIds.size() != present.cardinality()) throw new ai.dwell.runtime.format.CorruptStateException("Duplicate global ids");
         active.or(present);
+        if (searchedHere != null)
+            for (int lid = present.nextSetBit(0); lid >= 0; lid = present.nextSetBit(lid + 1))
+                if (searchedHere.test(globalIds[lid])) searched.set(lid);
         int[] free = new int[in.readLength(4)];
         in.readInts(free, 0, free.length);
         for (int lid : free) {

@@ -48,7 +48,7 @@ public final class QueryMatcher {
 
     private QueryMatcher(DocumentIndex index, QueryContext query) {
         this.index = index;
-        this.active = index.active(); // the index's own set, not a copy: matching only reads it, under the read lock
+        this.active = index.searched(); // the index's own set, not a copy: matching only reads it, under the read lock
         this.query = query;
     }
 
@@ -60,11 +60,11 @@ public final class QueryMatcher {
     /** Matches the query against the index, with the request's query tensors and properties. Call under the index's read lock. */
     public static MatchResult match(DocumentIndex index, QueryItem root, QueryContext query) {
         BitSet activeBefore = null;
-        assert (activeBefore = (BitSet) index.active().clone()) != null; // with assertions on (tests): check it is not changed
+        assert (activeBefore = (BitSet) index.searched().clone()) != null; // with assertions on (tests): check it is not changed
         QueryMatcher matcher = new QueryMatcher(index, query);
         LocalIds hits = new LocalIds(64);
         matcher.iterator(root, true, matcher.active).addTo(hits, matcher.active);
-        assert index.active().equals(activeBefore) : "matching changed the index's active documents";
+        assert index.searched().equals(activeBefore) : "matching changed the index's searched documents";
         return new MatchResult(hits.array(), hits.size(), matcher.terms, matcher.nearestNeighbors);
     }
 

@@ -142,26 +142,18 @@ public class ContentServing implements IndexedContent, AutoCloseable {
         for (Node node : nodesOf(id)) node.engine().remove(id);
     }
 
+    /** Every node of a cluster with the type, for a global type; else the node of each such cluster its bucket belongs to. */
     private List<Node> nodesOf(DocumentId id) {
         String type = id.getDocType();
+        GlobalId gid = new GlobalId(id.getGlobalId());
         List<Node> holding = new ArrayList<>();
-        List<Node> candidates = new ArrayList<>();
         for (Node node : nodes) {
             ContentClusterConfig cluster = clusters.get(node.cluster());
-            if (cluster.schemas().containsKey(type)) {
-                if (cluster.isGlobal(type)) holding.add(node);
-                else candidates.add(node);
-            }
+            if (cluster.schemas().containsKey(type)
+                && (cluster.isGlobal(type) || cluster.bucketOwner(gid) == node.engine().distributionKey()))
+                holding.add(node);
         }
-        if ( ! candidates.isEmpty())
-            holding.add(candidates.get(Math.floorMod(bucketOf(id), candidates.size())));
         return holding;
-    }
-
-    /** A stable spread over nodes: the location bits of the global id, as Vespa's buckets use them. */
-    static long bucketOf(DocumentId id) {
-        GlobalId gid = new GlobalId(id.getGlobalId());
-        return gid.toBucketId().getId() & 0xffffffffL;
     }
 
     @Override
