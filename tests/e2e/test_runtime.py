@@ -408,3 +408,27 @@ def test_visiting_honours_the_time_period(runtime: Runtime) -> None:
     assert visited_between(before) == touched
     assert visited_between(before, after) == touched
     assert visited_between(1, before - 1) == sorted(set(every) - set(touched))
+
+
+def test_prefix_and_fuzzy_match_string_attributes(runtime: Runtime) -> None:
+    """YQL's prefix and fuzzy on a string attribute (author_id, uncased), among the corpus's comments."""
+    corpus = {**COMMENTS, **OTHER_ARTICLE}
+    among = ", ".join(f'"{cid}"' for cid in corpus)
+
+    def found(condition: str) -> list[str]:
+        result = search(yql=f"select * from comment where {condition} and comment_id in ({among})", hits=50)
+        assert "errors" not in result["root"], result["root"].get("errors")
+        return sorted(hit["fields"]["comment_id"] for hit in result["root"].get("children", []))
+
+    def authored(accepts) -> list[str]:
+        return sorted(cid for cid, row in corpus.items() if accepts(row[0]))
+
+    assert found('author_id contains ({prefix:true}"BO")') == authored(lambda a: a.startswith("bo"))
+    assert found('author_id contains ({prefix:true}"no")') == authored(lambda a: a.startswith("no")) != []
+    assert found('author_id contains ({maxEditDistance:1}fuzzy("bop"))') == authored(lambda a: a == "bob")
+    assert found('author_id contains ({maxEditDistance:2, prefixLength:1}fuzzy("cyy"))') == authored(lambda a: a == "cy")
+    assert found('author_id contains ({maxEditDistance:1}fuzzy("xob"))') == authored(lambda a: a == "bob")
+    assert found('author_id contains ({maxEditDistance:1, prefixLength:1}fuzzy("xob"))') == []
+    # as in Vespa, the container's own validation refuses prefix on an indexed field: 400, naming it
+    status, body = http("GET", f"{CONTAINER}/search/?" + urllib.parse.urlencode({"yql": 'select * from comment where text contains ({prefix:true}"sch")'}))
+    assert status == 400 and "'text' is an index field: Prefix matching is not supported" in json.dumps(body), body

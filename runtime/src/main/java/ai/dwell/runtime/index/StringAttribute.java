@@ -84,6 +84,66 @@ public final class StringAttribute extends Attribute {
         return true;
     }
 
+    /** Adds to result the candidates (all when null) whose value begins with the prefix, compared as this attribute's match mode compares. */
+    public void matchPrefix(String prefix, BitSet candidates, BitSet result) {
+        String folded = fold(prefix);
+        matchValues(value -> value.startsWith(folded), candidates, result);
+    }
+
+    /**
+     * Adds to result the candidates whose value is within maxEdits (Levenshtein over code points, after folding as this
+     * attribute's match mode does) of the word and begins with its first prefixLock characters; with prefixMatch,
+     * those with a prefix that is.
+     */
+    public void matchFuzzy(String word, int maxEdits, int prefixLock, boolean prefixMatch, BitSet candidates, BitSet result) {
+        int[] target = fold(word).codePoints().toArray();
+        int lock = Math.min(Math.max(0, prefixLock), target.length);
+        matchValues(value -> withinEdits(target, lock, value.codePoints().toArray(), maxEdits, prefixMatch), candidates, result);
+    }
+
+    static boolean withinEdits(int[] target, int lock, int[] value, int maxEdits, boolean prefixMatch) {
+        if (value.length < lock) return false;
+        for (int i = 0; i < lock; i++) if (value[i] != target[i]) return false;
+        int n = target.length - lock, m = value.length - lock;
+        if ( ! prefixMatch && Math.abs(n - m) > maxEdits) return false;
+        int[] previous = new int[m + 1], current = new int[m + 1];
+        for (int j = 0; j <= m; j++) previous[j] = j;
+        for (int i = 1; i <= n; i++) {
+            current[0] = i;
+            int best = current[0];
+            for (int j = 1; j <= m; j++) {
+                int substitution = previous[j - 1] + (target[lock + i - 1] == value[lock + j - 1] ? 0 : 1);
+                current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+                best = Math.min(best, current[j]);
+            }
+            if (best > maxEdits) return false; // every alignment is already too far
+            int[] swap = previous; previous = current; current = swap;
+        }
+        if ( ! prefixMatch) return previous[m] <= maxEdits;
+        for (int j = 0; j <= m; j++) if (previous[j] <= maxEdits) return true; // the word against some prefix of the value
+        return false;
+    }
+
+    /** Adds to result the candidates whose (folded) value the predicate accepts: each distinct value is tested once. */
+    private void matchValues(java.util.function.Predicate<String> accepts, BitSet candidates, BitSet result) {
+        if (postings != null) {
+            for (Map.Entry<String, PostingList> entry : postings.entrySet()) {
+                if ( ! accepts.test(entry.getKey())) continue;
+                if (candidates == null) entry.getValue().orInto(result);
+                else entry.getValue().orInto(result, candidates);
+            }
+            return;
+        }
+        BitSet accepted = new BitSet(dictionary.size());
+        for (int ordinal = 1; ordinal < dictionary.size(); ordinal++)
+            if (accepts.test(fold(dictionary.get(ordinal)))) accepted.set(ordinal);
+        int limit = ords.length;
+        for (int lid = candidates == null ? 0 : candidates.nextSetBit(0);
+             lid >= 0 && lid < limit;
+             lid = candidates == null ? lid + 1 : candidates.nextSetBit(lid + 1))
+            if (ords[lid] != 0 && accepted.get(ords[lid])) result.set(lid);
+    }
+
     @Override
     public Optional<List<PostingList>> termPostings(String term) {
         if (postings == null) return Optional.empty();

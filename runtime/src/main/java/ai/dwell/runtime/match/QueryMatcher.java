@@ -3,6 +3,7 @@ package ai.dwell.runtime.match;
 import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.index.PostingList;
+import ai.dwell.runtime.index.StringAttribute;
 import ai.dwell.runtime.index.TextIndex;
 import ai.dwell.runtime.match.iterator.AndNotIterator;
 import ai.dwell.runtime.match.iterator.BitSetIterator;
@@ -85,6 +86,11 @@ public final class QueryMatcher {
         if (item instanceof QueryItem.Range range) return range(range);
         if (item instanceof QueryItem.Phrase phrase) return phrase(phrase, ranked);
         if (item instanceof QueryItem.In in) return in(in);
+        if (item instanceof QueryItem.Prefix prefix)
+            return stringValues(prefix.index(), "prefix", (attribute, result) -> attribute.matchPrefix(prefix.prefix(), active, result));
+        if (item instanceof QueryItem.Fuzzy fuzzy)
+            return stringValues(fuzzy.index(), "fuzzy", (attribute, result) -> attribute.matchFuzzy(fuzzy.word(), fuzzy.maxEditDistance(),
+                                                                                                   fuzzy.prefixLockLength(), fuzzy.prefixMatch(), active, result));
         if (item instanceof QueryItem.NearestNeighbor nearestNeighbor) return new BitSetIterator(nearestNeighbor(nearestNeighbor, candidates));
         if (item instanceof QueryItem.Unsupported unsupported) throw new UnsupportedQueryException(unsupported.message());
         throw new IllegalStateException("Unknown query item " + item);
@@ -197,6 +203,26 @@ public final class QueryMatcher {
             Optional<Attribute> attribute = index.attribute(field);
             if (attribute.isEmpty()) continue; // not a field of this document type: no hits here, as proton
             iterators.add(attributeTerm(attribute.get(), field, term.word()));
+        }
+        return union(iterators);
+    }
+
+    /**
+     * A match on the values of string attributes (prefix, fuzzy): each distinct value is tested once. Vespa matches these
+     * on attributes only (and in streaming search), so an indexed field is refused by name, as a numeric attribute is.
+     */
+    private DocIdIterator stringValues(String fieldOrSet, String kind, java.util.function.BiConsumer<StringAttribute, BitSet> match) {
+        List<DocIdIterator> iterators = new ArrayList<>();
+        for (String field : fields(fieldOrSet)) {
+            if (index.index(field).isPresent())
+                throw new UnsupportedQueryException(kind + " matching on the indexed field '" + field + "' is not supported (only on attributes)");
+            Optional<Attribute> attribute = index.attribute(field);
+            if (attribute.isEmpty()) continue; // not a field of this document type: no hits here, as proton
+            if ( ! (attribute.get() instanceof StringAttribute strings))
+                throw new UnsupportedQueryException(kind + " matching on '" + field + "', which is not a string attribute, is not supported");
+            BitSet result = new BitSet();
+            match.accept(strings, result);
+            iterators.add(new BitSetIterator(result));
         }
         return union(iterators);
     }

@@ -45,6 +45,9 @@ public final class ProtobufQueryTree {
                                                      item.getItemNumericIn().getNumbersList().stream().map(String::valueOf).toList());
             case ITEM_NEAREST_NEIGHBOR -> nearestNeighbor(item.getItemNearestNeighbor());
             case ITEM_SUBSTRING_TERM -> substring(item.getItemSubstringTerm().getProperties().getIndex());
+            case ITEM_PREFIX_TERM -> new QueryItem.Prefix(item.getItemPrefixTerm().getProperties().getIndex(), item.getItemPrefixTerm().getWord(),
+                                                          weight(item.getItemPrefixTerm().getProperties()), ! item.getItemPrefixTerm().getProperties().getDoNotRank());
+            case ITEM_FUZZY -> fuzzy(item.getItemFuzzy());
             default -> new QueryItem.Unsupported("Query item " + item.getItemCase().name().toLowerCase(Locale.ROOT).replaceFirst("^item_", "")
                                                  + " is not supported by this content engine");
         };
@@ -79,6 +82,12 @@ public final class ProtobufQueryTree {
 
     private static QueryItem unsupportedRange(SearchProtocol.TermItemProperties properties) {
         return new QueryItem.Unsupported("Range with a hit limit or diversity on '" + properties.getIndex() + "' is not supported by this content engine");
+    }
+
+    private static QueryItem fuzzy(SearchProtocol.ItemFuzzy fuzzy) {
+        SearchProtocol.TermItemProperties properties = fuzzy.getProperties();
+        return new QueryItem.Fuzzy(properties.getIndex(), fuzzy.getWord(), fuzzy.getMaxEditDistance(), fuzzy.getPrefixLockLength(),
+                                   fuzzy.getPrefixMatch(), weight(properties), ! properties.getDoNotRank());
     }
 
     /**

@@ -56,6 +56,15 @@ public sealed interface QueryItem {
     /** The documents whose numeric attribute value lies in a range. */
     record Range(String index, double low, boolean lowInclusive, double high, boolean highInclusive) implements QueryItem {}
 
+    /** The string attribute values that begin with a prefix (as the attribute's match mode compares: uncased folds case). */
+    record Prefix(String index, String prefix, int weight, boolean ranked) implements QueryItem {}
+
+    /**
+     * The string attribute values within maxEditDistance (Levenshtein, over code points) of the word, whose first
+     * prefixLockLength characters equal the word's; with prefixMatch, a value matches when one of its prefixes does.
+     */
+    record Fuzzy(String index, String word, int maxEditDistance, int prefixLockLength, boolean prefixMatch, int weight, boolean ranked) implements QueryItem {}
+
     /** The words (not lowercased) in consecutive positions of an indexed field. */
     record Phrase(String index, List<String> words, int weight, boolean ranked) implements QueryItem {
         public Phrase { words = List.copyOf(words); }
