@@ -108,8 +108,13 @@ final class CatchUp {
             throw new IllegalStateException("Could not decode a stored document", e.getCause());
         }
         if (prepared == CURRENT) return false;
-        if (prepared.prepared() != null) listener.onPut(prepared.document(), prepared.prepared());
-        else listener.onPut(prepared.document());
+        try {
+            if (prepared.prepared() != null) listener.onPut(prepared.document(), prepared.prepared());
+            else listener.onPut(prepared.document());
+        }
+        catch (RuntimeException e) { // the store keeps it; the listener does not hold it, as when its live write failed
+            log.log(java.util.logging.Level.WARNING, "Could not apply stored document " + prepared.document().getId() + " to " + listener + ": " + e.getMessage(), e);
+        }
         return true;
     }
 

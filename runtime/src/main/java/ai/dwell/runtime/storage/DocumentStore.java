@@ -322,12 +322,16 @@ public final class DocumentStore implements AutoCloseable {
         return write.future;
     }
 
-    /** Makes a durable write visible: runs on the commit thread, in log order. */
-    private void apply(Write write) {
+    /**
+     * Makes a durable write visible: runs on the commit thread, in log order. Returns why a listener could not apply it
+     * (the write is then not acknowledged: see {@link Result.Status#NOT_APPLIED}), or null.
+     */
+    private String apply(Write write) {
         synchronized (applyLock) {
             if (write.stored != null) table.put(write.id, write.stored);
             else table.remove(write.id);
             pendingWrites.end(write.id, write.version);
+            String failure = null;
             for (ChangeListener listener : listeners) {
                 try {
                     Object prepared = write.prepared.get(listener);
@@ -336,9 +340,11 @@ public final class DocumentStore implements AutoCloseable {
                     else listener.onPut(write.document);
                 }
                 catch (RuntimeException e) {
-                    log.log(Level.WARNING, "Change listener " + listener + " failed on " + write.id, e);
+                    log.log(Level.WARNING, "Change listener " + listener + " failed on " + write.id + "; the write is logged but not acknowledged", e);
+                    if (failure == null) failure = "The write of " + write.id + " is logged, but could not be applied to the content nodes: " + e.getMessage();
                 }
             }
+            return failure;
         }
     }
 
@@ -403,12 +409,13 @@ public final class DocumentStore implements AutoCloseable {
 
         @Override
         public void committed() {
-            apply(this);
+            String failure = apply(this);
+            Result outcome = failure == null ? result : Result.notApplied(failure);
             try {
-                acknowledgements.execute(() -> future.complete(result));
+                acknowledgements.execute(() -> future.complete(outcome));
             }
             catch (java.util.concurrent.RejectedExecutionException e) { // closing
-                future.complete(result);
+                future.complete(outcome);
             }
         }
 

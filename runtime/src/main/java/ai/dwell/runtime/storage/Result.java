@@ -19,8 +19,13 @@ public record Result(Status status, boolean existed, String message) {
         NOT_FOUND,
         /** The test-and-set condition did not match (HTTP 412). Nothing was changed. */
         CONDITION_FAILED,
-        /** The operation was invalid: a malformed condition, an unknown type, a bad field value (HTTP 400). */
-        BAD_REQUEST
+        /** The operation was invalid: a malformed condition, an unknown type, a bad field value (HTTP 400). Nothing was changed. */
+        BAD_REQUEST,
+        /**
+         * The write is durable (logged, and read back by get and visit) but a listener failed to apply it, so the content
+         * nodes may not serve it (HTTP 500: not acknowledged). Writing the document again applies it again.
+         */
+        NOT_APPLIED
     }
 
     public Result {
@@ -37,6 +42,8 @@ public record Result(Status status, boolean existed, String message) {
     public static Result conditionFailed(String message) { return new Result(Status.CONDITION_FAILED, false, message); }
 
     public static Result badRequest(String message) { return new Result(Status.BAD_REQUEST, false, message); }
+
+    public static Result notApplied(String message) { return new Result(Status.NOT_APPLIED, false, message); }
 
     /** Returns whether the operation succeeded, which includes no-ops on missing documents. */
     public boolean succeeded() { return status == Status.OK || status == Status.NOT_FOUND; }

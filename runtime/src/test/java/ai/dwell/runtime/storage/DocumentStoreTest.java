@@ -324,6 +324,33 @@ class DocumentStoreTest {
         assertEquals(List.of("id:test:comment::2 prepared 2", "id:test:comment::2 prepared 7"), seen);
     }
 
+    /** A write a listener (the content nodes) fails to apply is durable but not acknowledged: the writer is told so. */
+    @Test
+    void aWriteAListenerCannotApplyIsNotAcknowledged() {
+        List<String> applied = new ArrayList<>();
+        store.subscribe(new ChangeListener() {
+            @Override public void onPut(Document document) {
+                if (document.getFieldValue("votes").equals(new IntegerFieldValue(3))) throw new IllegalStateException("node 1 is out of memory");
+                applied.add(document.getId() + " " + document.getFieldValue("votes"));
+            }
+            @Override public void onRemove(DocumentId id) {
+                if (id.equals(commentId(4))) throw new IllegalStateException("node 2 failed");
+                applied.add("remove " + id);
+            }
+        });
+        assertEquals(Result.ok(false), store.put(documents.putComment(1)));
+        Result failed = store.update(documents.incrementVotes(commentId(1), 2));
+        assertEquals(Result.Status.NOT_APPLIED, failed.status());
+        assertFalse(failed.succeeded());
+        assertTrue(failed.message().contains(commentId(1) + " is logged, but could not be applied to the content nodes: node 1 is out of memory"), failed.message());
+        assertEquals(new IntegerFieldValue(3), store.get(commentId(1)).orElseThrow().getFieldValue("votes"), "durable all the same");
+        assertEquals(Result.ok(true), store.update(documents.incrementVotes(commentId(1), 1)), "the next write applies, and is acknowledged");
+        assertEquals(Result.ok(false), store.put(documents.putComment(4)));
+        assertEquals(Result.Status.NOT_APPLIED, store.remove(new DocumentRemove(commentId(4))).status());
+        assertTrue(store.get(commentId(4)).isEmpty());
+        assertEquals(List.of(commentId(1) + " 1", commentId(1) + " 4", commentId(4) + " 4"), applied);
+    }
+
     @Test
     void visitingPagesThroughOneTypeWithASelectionInAStableOrder() {
         for (int n = 0; n < 250; n++) store.put(documents.putComment(n));

@@ -6,8 +6,6 @@ import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentUpdate;
 
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * Keeps the content nodes in step with the document store: each stored document is run through
@@ -17,7 +15,6 @@ import java.util.logging.Logger;
  */
 public class IndexFollower implements ChangeListener {
 
-    private static final Logger log = Logger.getLogger(IndexFollower.class.getName());
 
     private final IndexingScripts indexing;
     private final IndexedContent content;
@@ -66,12 +63,7 @@ public class IndexFollower implements ChangeListener {
 
     @Override
     public void onPut(Document document) {
-        try {
-            content.put(indexing.process(document.clone()), timestamp(document));
-        }
-        catch (RuntimeException e) {
-            log.log(Level.WARNING, "Could not index " + document.getId() + ": " + e.getMessage(), e);
-        }
+        content.put(indexing.process(document.clone()), timestamp(document)); // a failure is the store's to report: the write is not acknowledged
     }
 
     @Override

@@ -46,7 +46,7 @@ public class StoreSink implements DocumentSink {
             case NOT_FOUND -> WriteOutcome.notFound();
             case CONDITION_FAILED -> WriteOutcome.failure(WriteOutcome.Status.CONDITION_FAILED, result.message());
             case BAD_REQUEST -> WriteOutcome.failure(WriteOutcome.Status.INVALID_INPUT, result.message());
-            default -> WriteOutcome.failure(WriteOutcome.Status.ERROR, result.message());
+            case NOT_APPLIED -> WriteOutcome.failure(WriteOutcome.Status.ERROR, result.message()); // 500: logged, not acknowledged
         };
     }
 
