@@ -99,9 +99,18 @@ public class ProtobufQueryTreeTest {
     }
 
     @Test
+    void prefixAndFuzzyTermsKeepTheirSettings() {
+        assertEquals(new QueryItem.Prefix("author_id", "fo", 100, true),
+                     translate(QueryTreeItem.newBuilder().setItemPrefixTerm(SearchProtocol.ItemPrefixTerm.newBuilder().setWord("fo").setProperties(properties("author_id")))));
+        assertEquals(new QueryItem.Fuzzy("author_id", "bob", 1, 2, true, 100, true),
+                     translate(QueryTreeItem.newBuilder().setItemFuzzy(SearchProtocol.ItemFuzzy.newBuilder().setWord("bob").setMaxEditDistance(1)
+                             .setPrefixLockLength(2).setPrefixMatch(true).setProperties(properties("author_id")))));
+    }
+
+    @Test
     void unsupportedItemsAreKeptWithTheMessageMatchingFailsWith() {
-        assertEquals(new QueryItem.Unsupported("Query item prefix_term is not supported by this content engine"),
-                     translate(QueryTreeItem.newBuilder().setItemPrefixTerm(SearchProtocol.ItemPrefixTerm.newBuilder().setWord("fo").setProperties(properties("text")))));
+        assertEquals(new QueryItem.Unsupported("Query item suffix_term is not supported by this content engine"),
+                     translate(QueryTreeItem.newBuilder().setItemSuffixTerm(SearchProtocol.ItemSuffixTerm.newBuilder().setWord("fo").setProperties(properties("text")))));
         assertEquals(new QueryItem.And(List.of(term("text", "a"), new QueryItem.Unsupported("Query item near is not supported by this content engine"))),
                      translate(QueryTreeItem.newBuilder().setItemAnd(SearchProtocol.ItemAnd.newBuilder().addChildren(word("text", "a"))
                              .addChildren(QueryTreeItem.newBuilder().setItemNear(SearchProtocol.ItemNear.newBuilder().setDistance(2))))));
