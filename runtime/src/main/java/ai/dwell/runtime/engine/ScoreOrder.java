@@ -27,24 +27,9 @@ public final class ScoreOrder {
 
     /** The best k positions of from..to-1 (all of them when k >= to - from), in the order of {@link #descending}. */
     static int[] top(double[] scores, int from, int to, int k) {
-        int count = to - from;
-        if (k <= 0) return new int[0];
-        if (k >= count) {
-            int[] order = new int[count];
-            for (int i = 0; i < count; i++) order[i] = from + i;
-            sort(order, scores, 0, count - 1);
-            return order;
-        }
-        if (count >= THRESHOLD_SELECT_FROM) {
-            int[] best = bestByThreshold(scores, from, to, k);
-            sort(best, scores, 0, k - 1);
-            return best;
-        }
-        int[] order = new int[count];
-        for (int i = 0; i < count; i++) order[i] = from + i;
-        select(order, scores, 0, count - 1, k - 1);
-        sort(order, scores, 0, k - 1);
-        return java.util.Arrays.copyOf(order, k);
+        int[] best = best(scores, from, to, k);
+        sortRange(best, scores, 0, best.length);
+        return best;
     }
 
     /**
