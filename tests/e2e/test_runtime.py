@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from dwell_client import CONTAINER, ROOT, Runtime, deployed_runtime, http, search, vespa, wait_for_container
+from dwell_client import CONFIG_SERVER, CONTAINER, ROOT, Runtime, deployed_runtime, http, search, vespa, wait_for_container
 
 from corpus import ARTICLE, AUTHORS, COMMENTS, NOW, OTHER_ARTICLE, signals, write_jsonl
 from dwell_learning.export import rankingmodel_put
@@ -432,3 +432,31 @@ def test_prefix_and_fuzzy_match_string_attributes(runtime: Runtime) -> None:
     # as in Vespa, the container's own validation refuses prefix on an indexed field: 400, naming it
     status, body = http("GET", f"{CONTAINER}/search/?" + urllib.parse.urlencode({"yql": 'select * from comment where text contains ({prefix:true}"sch")'}))
     assert status == 400 and "'text' is an index field: Prefix matching is not supported" in json.dumps(body), body
+
+
+def test_a_redeploy_reports_what_its_change_needs(runtime: Runtime, tmp_path: Path) -> None:
+    """prepareandactivate answers configChangeActions as Vespa's config server does, from Vespa's change validators."""
+    changed = tmp_path / "fast-search"
+    shutil.copytree(APPLICATION, changed)
+    schema = changed / "schemas" / "comment.sd"
+    before = "        field author_id type string {\n            indexing: summary | attribute\n        }"
+    assert before in schema.read_text()
+    schema.write_text(schema.read_text().replace(before, "        field author_id type string {\n"
+                                                         "            indexing: summary | attribute\n"
+                                                         "            attribute: fast-search\n        }"))
+    archive = tmp_path / "fast-search.zip"
+    shutil.make_archive(str(archive.with_suffix("")), "zip", changed)
+    request = urllib.request.Request(f"{CONFIG_SERVER}/application/v2/tenant/default/prepareandactivate",
+                                     data=archive.read_bytes(), method="POST", headers={"Content-Type": "application/zip"})
+    try:
+        with urllib.request.urlopen(request, timeout=300) as response:
+            reply = json.loads(response.read())
+        actions = reply["configChangeActions"]
+        messages = [message for action in actions["restart"] for message in action["messages"]]
+        assert any("Field 'author_id' changed: add attribute 'fast-search'" in m for m in messages), actions
+        assert {action["clusterName"] for action in actions["restart"]} == {"dwell"}
+        assert actions["refeed"] == [] and actions["reindex"] == []
+    finally:
+        assert vespa("deploy", "--wait", "300", str(APPLICATION), check=False).returncode == 0
+        wait_for_container()
+    assert ranked("neural"), "the package is back, and serves"

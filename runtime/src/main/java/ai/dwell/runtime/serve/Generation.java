@@ -1,5 +1,6 @@
 package ai.dwell.runtime.serve;
 
+import ai.dwell.runtime.serve.configserver.Deployments;
 import ai.dwell.runtime.serve.container.ContainerHost;
 import ai.dwell.runtime.serve.container.PackageEmbedders;
 import ai.dwell.runtime.serve.feed.IndexFollower;
@@ -27,7 +28,8 @@ import java.util.List;
  */
 public record Generation(long sessionId, Path deployedDir, VespaModel model, PackageServices services,
                          ContainerHost container, ContentServing content, DocumentStore store,
-                         IndexFollower follower, PackageEmbedders embedders, List<String> log) implements AutoCloseable {
+                         IndexFollower follower, PackageEmbedders embedders, List<String> log,
+                         List<Deployments.ChangeAction> actions) implements AutoCloseable {
 
     @Override
     public void close() {

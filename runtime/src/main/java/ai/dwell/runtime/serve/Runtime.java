@@ -15,6 +15,9 @@ import ai.dwell.runtime.storage.DocumentStore;
 import com.yahoo.document.DocumentTypeManager;
 import com.yahoo.document.config.DocumentmanagerConfig;
 import com.yahoo.vespa.configdefinition.IlscriptsConfig;
+import com.yahoo.config.model.api.ConfigChangeAction;
+import com.yahoo.config.model.api.ConfigChangeRefeedAction;
+import com.yahoo.config.model.api.ConfigChangeReindexAction;
 import com.yahoo.vespa.model.VespaModel;
 import ai.dwell.runtime.serve.container.ContainerHost;
 import ai.dwell.runtime.serve.container.LocalHosts;
@@ -145,7 +148,9 @@ public class Runtime implements Deployments, AutoCloseable {
         // content nodes may be replaced (shards), and its additions shift the ports Vespa gives the
         // services on a host the container shares with a content node (a package without hosts.xml),
         // so a content node listens where the container's dispatcher, built from this model, looks.
-        VespaModel model = ModelBuilder.build(served).model();
+        // the change from the previous generation, compared as Vespa's config server compares models (served copies both)
+        ModelBuilder.Built servedBuilt = ModelBuilder.build(served, active == null ? Optional.empty() : Optional.of(active.model()));
+        VespaModel model = servedBuilt.model();
         PackageServices services = PackageServices.of(model, deployedDir);
         Map<String, ContentClusterConfig> clusters = ContentClusterConfigs.from(model, deployedDir);
         verifyRankSetup(clusters);
@@ -207,7 +212,8 @@ public class Runtime implements Deployments, AutoCloseable {
             content.startFlushing();
             if ( ! content.awaitReady(Duration.ofSeconds(30)))
                 log.warning("The container has not reached every content node 30 s after start");
-            active = new Generation(session, deployedDir, model, services, container, content, documents, follower, packageEmbedders, built.log());
+            active = new Generation(session, deployedDir, model, services, container, content, documents, follower, packageEmbedders, built.log(),
+                                    servedBuilt.actions().stream().map(Runtime::changeAction).toList());
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -276,7 +282,16 @@ public class Runtime implements Deployments, AutoCloseable {
         var services = generation.services();
         return new Active(generation.sessionId(),
                           List.of(new Service(services.containerCluster(), "container", "localhost", services.containerPort())),
-                          generation.log());
+                          generation.log(), generation.actions());
+    }
+
+    private static Deployments.ChangeAction changeAction(ConfigChangeAction action) {
+        String documentType = action instanceof ConfigChangeReindexAction reindex ? reindex.getDocumentType()
+                            : action instanceof ConfigChangeRefeedAction refeed ? refeed.getDocumentType() : null;
+        String name = action instanceof ConfigChangeReindexAction reindex ? reindex.name()
+                    : action instanceof ConfigChangeRefeedAction refeed ? refeed.name() : null;
+        return new Deployments.ChangeAction(action.getType().name().toLowerCase(java.util.Locale.ROOT),
+                                            action.clusterId() == null ? null : action.clusterId().value(), documentType, name, action.getMessage());
     }
 
     private static void copy(Path source, Path target) throws IOException {

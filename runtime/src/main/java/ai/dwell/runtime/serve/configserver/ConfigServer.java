@@ -12,6 +12,7 @@ import java.io.InputStream;
 import ai.dwell.runtime.serve.access.WriteAccess;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -114,10 +115,20 @@ public class ConfigServer implements AutoCloseable {
             reply.put("session-id", String.valueOf(active.sessionId()));
             reply.put("url", "http://" + host + TENANT + "/application/default/environment/prod/region/default/instance/default");
             reply.put("message", "Session " + active.sessionId() + " for tenant 'default' prepared and activated.");
+            // as Vespa's config server renders them (ConfigChangeActionsSlimeConverter): what the change needs on a cluster
             ObjectNode actions = reply.putObject("configChangeActions");
-            actions.putArray("restart");
-            actions.putArray("refeed");
-            actions.putArray("reindex");
+            for (String type : List.of("restart", "refeed", "reindex")) {
+                ArrayNode ofType = actions.putArray(type);
+                for (Deployments.ChangeAction action : active.actions()) {
+                    if ( ! action.type().equals(type)) continue;
+                    ObjectNode entry = ofType.addObject();
+                    if (action.name() != null) entry.put("name", action.name());
+                    if (action.documentType() != null) entry.put("documentType", action.documentType());
+                    if (action.clusterName() != null) entry.put("clusterName", action.clusterName());
+                    entry.putArray("messages").add(action.message());
+                    entry.putArray("services");
+                }
+            }
             respond(exchange, 200, reply);
         }
         catch (InvalidApplicationException e) {

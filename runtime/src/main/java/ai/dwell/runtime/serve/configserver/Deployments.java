@@ -6,7 +6,17 @@ import java.util.List;
 public interface Deployments {
 
     /** A deployed and active application. */
-    record Active(long sessionId, List<Service> services, List<String> log) {}
+    record Active(long sessionId, List<Service> services, List<String> log, List<ChangeAction> actions) {
+
+        public Active(long sessionId, List<Service> services, List<String> log) { this(sessionId, services, log, List.of()); }
+
+    }
+
+    /**
+     * What the last deploy's change needs on a Vespa cluster, as Vespa's change validators found it: type "restart",
+     * "refeed" or "reindex"; the cluster; for refeed and reindex the document type and the validation id (name).
+     */
+    record ChangeAction(String type, String clusterName, String documentType, String name, String message) {}
 
     /** A service of the active application, as serviceconverge lists it. */
     record Service(String clusterName, String type, String host, int port) {}

@@ -5,6 +5,7 @@ import ai.vespa.rankingexpression.importer.onnx.OnnxImporter;
 import ai.vespa.rankingexpression.importer.vespa.VespaImporter;
 import ai.vespa.rankingexpression.importer.xgboost.XGBoostImporter;
 import com.yahoo.config.model.NullConfigModelRegistry;
+import com.yahoo.config.model.api.ConfigChangeAction;
 import com.yahoo.config.model.api.ValidationParameters;
 import com.yahoo.config.model.application.provider.ApplicationPackageXmlFilesValidator;
 import com.yahoo.config.model.application.provider.FilesApplicationPackage;
@@ -19,6 +20,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.logging.Level;
 
 /**
@@ -29,27 +31,35 @@ public final class ModelBuilder {
 
     private ModelBuilder() {}
 
-    /** The model and the deploy log (warnings and info Vespa wrote while building it). */
-    public record Built(VespaModel model, List<String> log) {}
+    /**
+     * The model, the deploy log (warnings and info Vespa wrote while building it), and the actions the change from the
+     * previous model needs (Vespa's change validators: restart, refeed, reindex), empty on a first deploy.
+     */
+    public record Built(VespaModel model, List<String> log, List<ConfigChangeAction> actions) {}
 
-    public static Built build(Path applicationDir) {
+    public static Built build(Path applicationDir) { return build(applicationDir, Optional.empty()); }
+
+    /** Builds and validates the package, and the change from the previous model of the same application, if any. */
+    public static Built build(Path applicationDir, Optional<VespaModel> previous) {
         List<String> log = new ArrayList<>();
         try {
             // services.xml and hosts.xml against Vespa's schemas, as the config server checks them
             ApplicationPackageXmlFilesValidator.create(applicationDir.toFile(), new Version(VespaVersion.major)).checkApplication();
-            DeployState state = new DeployState.Builder()
+            DeployState.Builder builder = new DeployState.Builder();
+            previous.ifPresent(builder::previousModel);
+            DeployState state = builder
                     .applicationPackage(FilesApplicationPackage.fromDir(applicationDir.toFile(), Map.of()))
                     .modelImporters(List.of(new VespaImporter(), new OnnxImporter(), new XGBoostImporter(), new LightGBMImporter()))
                     .deployLogger((level, message) -> { if (level.intValue() >= Level.INFO.intValue()) log.add(level + ": " + message); })
                     .properties(new TestProperties())
                     .build();
             VespaModel model = new VespaModel(new NullConfigModelRegistry(), state);
-            new Validation().validate(model,
+            List<ConfigChangeAction> actions = new Validation().validate(model,
                                       new ValidationParameters(ValidationParameters.IgnoreValidationErrors.FALSE,
                                                                ValidationParameters.FailOnIncompatibleChange.FALSE,
                                                                ValidationParameters.CheckRouting.TRUE),
                                       state);
-            return new Built(model, log);
+            return new Built(model, log, List.copyOf(actions));
         }
         catch (InvalidApplicationException e) {
             throw e;
