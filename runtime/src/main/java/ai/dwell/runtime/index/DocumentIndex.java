@@ -268,6 +268,7 @@ public final class DocumentIndex {
 
     /** The number of documents a search on this node covers: {@link #searched}'s. */
     public int searchedCount() { return searched == active ? localIds.size() : searched.cardinality(); }
+
     /** One past the highest local id in use. */
     public int lidLimit() { return nextLid; }
 
