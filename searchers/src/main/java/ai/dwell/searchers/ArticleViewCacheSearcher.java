@@ -122,4 +122,7 @@ public class ArticleViewCacheSearcher extends Searcher {
         return Optional.of(window.build(createdNanos));
     }
 
+    /** The windows cached now (for tests). */
+    int cachedWindows() { return cache.size(); }
+
 }

@@ -12,6 +12,9 @@ import java.util.function.Supplier;
  * Ranked windows by {@link ArticleViewKey}, each served for at most maxAge after the content cluster produced it.
  * Views of one key that miss at once wait for the first of them to compute the window (one query to the content
  * cluster, not one per view). At most maxEntries windows are kept: expired ones go first, then the oldest.
+ * Expired windows are also dropped as the cache is written, at most every maxAge / 4 (they can never be served
+ * again): kept until the bound pushed them out, they lived several seconds and were copied by every young collection
+ * on the way (a W1 runtime's survivors went from ~35 to ~110 MB, and its pauses from ~35 to 60-80 ms, with the cache on).
  */
 final class ArticleWindowCache {
 
@@ -24,11 +27,13 @@ final class ArticleWindowCache {
     private final long maxAgeNanos;
     private final int maxEntries;
     private final LongSupplier nanoClock;
+    private final java.util.concurrent.atomic.AtomicLong lastPurgeNanos;
 
     ArticleWindowCache(long maxAgeNanos, int maxEntries, LongSupplier nanoClock) {
         this.maxAgeNanos = maxAgeNanos;
         this.maxEntries = maxEntries;
         this.nanoClock = nanoClock;
+        this.lastPurgeNanos = new java.util.concurrent.atomic.AtomicLong(nanoClock.getAsLong());
     }
 
     /**
@@ -57,6 +62,7 @@ final class ArticleWindowCache {
                 mine.window().complete(window);
                 if (window.isEmpty()) entries.remove(key, mine);
                 else if (entries.size() > maxEntries) evict();
+                else purgeExpired();
             }
         }
     }
@@ -67,6 +73,13 @@ final class ArticleWindowCache {
     long now() { return nanoClock.getAsLong(); }
 
     int size() { return entries.size(); }
+
+    /** Drops the expired windows, if the last purge was at least maxAge / 4 ago (one thread at a time does it). */
+    private void purgeExpired() {
+        long now = nanoClock.getAsLong(), last = lastPurgeNanos.get();
+        if (now - last < maxAgeNanos / 4 || ! lastPurgeNanos.compareAndSet(last, now)) return;
+        entries.entrySet().removeIf(entry -> now - entry.getValue().createdNanos() > maxAgeNanos && entry.getValue().window().isDone());
+    }
 
     private synchronized void evict() {
         long now = nanoClock.getAsLong();

@@ -100,6 +100,23 @@ public class ArticleViewCacheSearcherTest {
     }
 
     @Test
+    void expiredWindowsAreDroppedAsTheCacheIsWrittenNotOnlyWhenItIsFull() {
+        ArticleViewCacheSearcher cache = cacheSearcher(new ArticleViewCacheConfig.Builder().maxAgeMillis(1000).maxEntries(1000));
+        chain = chain(cache, backend);
+        for (int article = 0; article < 5; article++) search("/search/?article=a" + article + "&hits=5");
+        assertEquals(5, cache.cachedWindows());
+        clock.addAndGet(200 * MILLI);
+        search("/search/?article=b1&hits=5");
+        assertEquals(6, cache.cachedWindows(), "nothing has expired yet");
+        clock.addAndGet(900 * MILLI); // the first five are 1100 ms old, b1 900 ms
+        search("/search/?article=b2&hits=5");
+        assertEquals(2, cache.cachedWindows(), "the expired five are gone, though far below maxEntries");
+        assertEquals(7, backend.searches());
+        search("/search/?article=b1&hits=5");
+        assertEquals(7, backend.searches(), "a window within maxAge is still served");
+    }
+
+    @Test
     void aWindowIsServedForAtMostMaxAgeAfterTheContentClusterProducedIt() {
         Result first = search("/search/?article=a1&hits=5");
         assertEquals(1, backend.searches());

@@ -16,7 +16,8 @@ import java.util.zip.CRC32C;
 /**
  * What besides its schema decides a document type's index content, per type, for the fingerprint of its flushed
  * state: the type's indexing statements, and where they embed, the identity of the embedders: the package's
- * services.xml (where embedders are declared) and each model file's path, size and a checksum of its first MiB.
+ * services.xml (where embedders are declared) and the path, size and a checksum of the first MiB of each model file
+ * services.xml names.
  * A change to any of these makes the type's state unusable, so it is indexed again from the store.
  */
 final class IndexingIdentity {
@@ -44,10 +45,15 @@ final class IndexingIdentity {
         StringBuilder identity = new StringBuilder();
         try {
             Path services = packageDir.resolve("services.xml");
-            if (Files.exists(services)) identity.append(Files.readString(services)).append('\n');
+            String servicesText = Files.exists(services) ? Files.readString(services) : "";
+            identity.append(servicesText).append('\n');
+            // the model files services.xml names (the embedders' models and tokenizers), not every model in the package:
+            // a ranking model or constant, or the build-meta.json each build writes, does not change what is indexed
             List<Path> models;
             try (Stream<Path> files = Files.walk(packageDir)) {
-                models = files.filter(Files::isRegularFile).filter(IndexingIdentity::isModelFile).sorted().toList();
+                models = files.filter(Files::isRegularFile).filter(IndexingIdentity::isModelFile)
+                              .filter(file -> servicesText.contains(packageDir.relativize(file).toString()))
+                              .sorted().toList();
             }
             for (Path model : models)
                 identity.append(packageDir.relativize(model)).append(' ').append(Files.size(model)).append(' ').append(head(model)).append('\n');

@@ -1,0 +1,66 @@
+package ai.dwell.runtime.serve;
+
+import ai.dwell.runtime.rank.DwellPackage;
+import com.yahoo.vespa.configdefinition.IlscriptsConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+/**
+ * A type that embeds is indexed again when its embedders change, not when another file of the package does: not for a
+ * new ranking model, and not for the build-meta.json every build writes (each deploy of a fresh build indexed every
+ * comment of W1 again, 10 minutes).
+ */
+public class IndexingIdentityTest {
+
+    private static final IlscriptsConfig SCRIPTS = new IlscriptsConfig.Builder()
+            .ilscript(new IlscriptsConfig.Ilscript.Builder().doctype("comment").docfield("text")
+                              .content("input text | embed minilm | attribute embedding"))
+            .ilscript(new IlscriptsConfig.Ilscript.Builder().doctype("author").docfield("author_id")
+                              .content("input author_id | attribute author_id"))
+            .build();
+
+    @Test
+    void onlyTheEmbeddersFilesAndServicesXmlCount(@TempDir Path tmp) throws IOException {
+        Path dir = copy(DwellPackage.dir(), tmp.resolve("package"));
+        Map<String, String> before = IndexingIdentity.of(SCRIPTS, dir);
+
+        Files.writeString(dir.resolve("build-meta.json"), "{\"buildTime\": 1}");
+        append(dir.resolve("models/dwell_nn.onnx"));
+        assertEquals(before, IndexingIdentity.of(SCRIPTS, dir), "a new build, a new ranking model: the same index");
+
+        append(dir.resolve("embedder/tokenizer.json"));
+        Map<String, String> retokenized = IndexingIdentity.of(SCRIPTS, dir);
+        assertNotEquals(before.get("comment"), retokenized.get("comment"), "another tokenizer for the embedder");
+        assertEquals(before.get("author"), retokenized.get("author"), "a type that does not embed is not affected");
+
+        Path services = dir.resolve("services.xml");
+        Files.writeString(services, Files.readString(services) + "\n<!-- changed -->\n");
+        assertNotEquals(retokenized.get("comment"), IndexingIdentity.of(SCRIPTS, dir).get("comment"), "services.xml declares the embedders");
+    }
+
+    private static void append(Path file) throws IOException {
+        Files.write(file, new byte[] { 1 }, StandardOpenOption.APPEND);
+    }
+
+    private static Path copy(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Path target = to.resolve(from.relativize(file).toString());
+                if (Files.isDirectory(file)) Files.createDirectories(target);
+                else Files.copy(file, target);
+            }
+        }
+        return to;
+    }
+
+}
