@@ -60,17 +60,25 @@ public final class DwellPackage {
 
     public static ContentClusterConfig cluster() { return ContentClusterConfigs.from(model(), "dwell", dir()); }
 
+    /** A copy of dwell's built package at this path, for a test to change. */
+    public static Path copyTo(Path copy) {
+        try (var files = java.nio.file.Files.walk(dir())) {
+            for (Path file : files.toList()) {
+                Path target = copy.resolve(dir().relativize(file).toString());
+                if (java.nio.file.Files.isDirectory(file)) java.nio.file.Files.createDirectories(target);
+                else java.nio.file.Files.copy(file, target);
+            }
+            return copy;
+        }
+        catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** A copy of dwell's package in tmp with these rank profiles (and comment.sd's closing brace) in place of its closing brace. */
     public static Path copyWithProfiles(Path tmp, String profiles) {
         try {
-            Path copy = tmp.resolve("application");
-            try (var files = java.nio.file.Files.walk(dir())) {
-                for (Path file : files.toList()) {
-                    Path target = copy.resolve(dir().relativize(file).toString());
-                    if (java.nio.file.Files.isDirectory(file)) java.nio.file.Files.createDirectories(target);
-                    else java.nio.file.Files.copy(file, target);
-                }
-            }
+            Path copy = copyTo(tmp.resolve("application"));
             Path schema = copy.resolve("schemas/comment.sd");
             String text = java.nio.file.Files.readString(schema).stripTrailing();
             java.nio.file.Files.writeString(schema, text.substring(0, text.length() - 1) + profiles);

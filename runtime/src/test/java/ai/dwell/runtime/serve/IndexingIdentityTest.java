@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Map;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -31,7 +30,7 @@ public class IndexingIdentityTest {
 
     @Test
     void onlyTheEmbeddersFilesAndServicesXmlCount(@TempDir Path tmp) throws IOException {
-        Path dir = copy(DwellPackage.dir(), tmp.resolve("package"));
+        Path dir = DwellPackage.copyTo(tmp.resolve("package"));
         Map<String, String> before = IndexingIdentity.of(SCRIPTS, dir);
 
         Files.writeString(dir.resolve("build-meta.json"), "{\"buildTime\": 1}");
@@ -50,17 +49,6 @@ public class IndexingIdentityTest {
 
     private static void append(Path file) throws IOException {
         Files.write(file, new byte[] { 1 }, StandardOpenOption.APPEND);
-    }
-
-    private static Path copy(Path from, Path to) throws IOException {
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Path target = to.resolve(from.relativize(file).toString());
-                if (Files.isDirectory(file)) Files.createDirectories(target);
-                else Files.copy(file, target);
-            }
-        }
-        return to;
     }
 
 }

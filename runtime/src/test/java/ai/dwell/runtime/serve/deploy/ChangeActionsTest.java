@@ -13,7 +13,6 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -28,7 +27,7 @@ public class ChangeActionsTest {
         assertEquals(List.of(), first.actions(), "a first deploy");
         assertEquals(List.of(), ModelBuilder.build(DwellPackage.dir(), Optional.of(first.model())).actions(), "nothing changed");
 
-        Path changed = copy(DwellPackage.dir(), tmp.resolve("changed"));
+        Path changed = DwellPackage.copyTo(tmp.resolve("changed"));
         Path schema = changed.resolve("schemas/comment.sd");
         String text = Files.readString(schema);
         String before = "        field author_id type string {\n            indexing: summary | attribute\n        }";
@@ -41,7 +40,7 @@ public class ChangeActionsTest {
         assertEquals("dwell", actions.get(0).clusterId().value());
 
         // a change a Vespa config server refuses without a validation override is refused here too, naming it
-        Path stemmed = copy(DwellPackage.dir(), tmp.resolve("stemmed"));
+        Path stemmed = DwellPackage.copyTo(tmp.resolve("stemmed"));
         Path stemmedSchema = stemmed.resolve("schemas/comment.sd");
         Files.writeString(stemmedSchema, Files.readString(stemmedSchema).replace("            index: enable-bm25\n", "            index: enable-bm25\n            stemming: none\n"));
         InvalidApplicationException refused = assertThrows(InvalidApplicationException.class,
@@ -56,17 +55,6 @@ public class ChangeActionsTest {
         assertTrue(allowed.get(0) instanceof ConfigChangeReindexAction, allowed.toString());
         assertEquals("comment", ((ConfigChangeReindexAction) allowed.get(0)).getDocumentType());
         assertEquals("indexing-change", ((ConfigChangeReindexAction) allowed.get(0)).name());
-    }
-
-    private static Path copy(Path from, Path to) throws IOException {
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Path target = to.resolve(from.relativize(file).toString());
-                if (Files.isDirectory(file)) Files.createDirectories(target);
-                else Files.copy(file, target);
-            }
-        }
-        return to;
     }
 
 }
