@@ -6,8 +6,8 @@ import json
 from dataclasses import replace
 import shutil
 import subprocess
-import threading
 import re
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -410,8 +410,8 @@ def test_visiting_honours_the_time_period(runtime: Runtime) -> None:
     assert visited_between(1, before - 1) == sorted(set(every) - set(touched))
 
 
-def test_prefix_and_fuzzy_match_string_attributes(runtime: Runtime) -> None:
-    """YQL's prefix and fuzzy on a string attribute (author_id, uncased), among the corpus's comments."""
+def test_prefix_regexp_and_fuzzy_match_string_attributes(runtime: Runtime) -> None:
+    """YQL's prefix, matches (regexp) and fuzzy on a string attribute (author_id, uncased), among the corpus's comments."""
     corpus = {**COMMENTS, **OTHER_ARTICLE}
     among = ", ".join(f'"{cid}"' for cid in corpus)
 
@@ -429,6 +429,12 @@ def test_prefix_and_fuzzy_match_string_attributes(runtime: Runtime) -> None:
     assert found('author_id contains ({maxEditDistance:2, prefixLength:1}fuzzy("cyy"))') == authored(lambda a: a == "cy")
     assert found('author_id contains ({maxEditDistance:1}fuzzy("xob"))') == authored(lambda a: a == "bob")
     assert found('author_id contains ({maxEditDistance:1, prefixLength:1}fuzzy("xob"))') == []
+    # matches: a partial match, ignoring case on an uncased attribute, as proton; Python's re is the reference
+    for pattern in ["^B.B$", "o", "y$", "^(al|cy)", "[aeiou]{2}"]:
+        assert found(f'author_id matches "{pattern}"') == authored(lambda a: re.search(pattern, a, re.IGNORECASE) is not None), pattern
+    assert found('author_id matches "o"') != []
+    status, body = http("GET", f"{CONTAINER}/search/?" + urllib.parse.urlencode({"yql": 'select * from comment where author_id matches "(a"'}))
+    assert status == 400 and "Unclosed group" in json.dumps(body), (status, body)
     # as in Vespa, the container's own validation refuses prefix on an indexed field: 400, naming it
     status, body = http("GET", f"{CONTAINER}/search/?" + urllib.parse.urlencode({"yql": 'select * from comment where text contains ({prefix:true}"sch")'}))
     assert status == 400 and "'text' is an index field: Prefix matching is not supported" in json.dumps(body), body

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * A single-value string attribute, dictionary encoded: each local id holds an ordinal into the dictionary
@@ -88,6 +90,21 @@ public final class StringAttribute extends Attribute {
     public void matchPrefix(String prefix, BitSet candidates, BitSet result) {
         String folded = fold(prefix);
         matchValues(value -> value.startsWith(folded), candidates, result);
+    }
+
+    /**
+     * Adds to result the candidates (all when null) whose value the regular expression matches somewhere (a partial
+     * match, as proton's), ignoring case when this attribute is uncased. A pattern that does not compile matches
+     * nothing, as in proton (java.util.regex reads the RE2 syntax proton takes, and more).
+     */
+    public void matchRegexp(String pattern, BitSet candidates, BitSet result) {
+        Pattern regexp;
+        try {
+            regexp = Pattern.compile(pattern, cased ? 0 : Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
+        } catch (PatternSyntaxException e) {
+            return;
+        }
+        matchValues(value -> regexp.matcher(value).find(), candidates, result);
     }
 
     /**

@@ -88,6 +88,8 @@ public final class QueryMatcher {
         if (item instanceof QueryItem.In in) return in(in);
         if (item instanceof QueryItem.Prefix prefix)
             return stringValues(prefix.index(), "prefix", (attribute, result) -> attribute.matchPrefix(prefix.prefix(), active, result));
+        if (item instanceof QueryItem.Regexp regexp)
+            return stringValues(regexp.index(), "regexp", (attribute, result) -> attribute.matchRegexp(regexp.pattern(), active, result));
         if (item instanceof QueryItem.Fuzzy fuzzy)
             return stringValues(fuzzy.index(), "fuzzy", (attribute, result) -> attribute.matchFuzzy(fuzzy.word(), fuzzy.maxEditDistance(),
                                                                                                    fuzzy.prefixLockLength(), fuzzy.prefixMatch(), active, result));
@@ -208,7 +210,7 @@ public final class QueryMatcher {
     }
 
     /**
-     * A match on the values of string attributes (prefix, fuzzy): each distinct value is tested once. Vespa matches these
+     * A match on the values of string attributes (prefix, regexp, fuzzy): each distinct value is tested once. Vespa matches these
      * on attributes only (and in streaming search), so an indexed field is refused by name, as a numeric attribute is.
      */
     private DocIdIterator stringValues(String fieldOrSet, String kind, java.util.function.BiConsumer<StringAttribute, BitSet> match) {

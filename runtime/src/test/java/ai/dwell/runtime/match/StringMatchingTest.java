@@ -13,6 +13,7 @@ import com.yahoo.document.datatypes.StringFieldValue;
 import com.yahoo.prelude.query.FuzzyItem;
 import com.yahoo.prelude.query.Item;
 import com.yahoo.prelude.query.PrefixItem;
+import com.yahoo.prelude.query.RegExpItem;
 import com.yahoo.search.Query;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,9 +30,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Prefix and fuzzy matching on string attributes (article_id has fast-search, author_id not), as the container sends
- * them, against a reference computed here: startsWith, and a memoized recursive Levenshtein distance over code points,
- * both on lowercased values (the attributes are uncased, Vespa's default).
+ * Prefix, regexp and fuzzy matching on string attributes (article_id has fast-search, author_id not), as the container
+ * sends them, against a reference computed here: startsWith, contains/endsWith for the regexps, and a memoized recursive
+ * Levenshtein distance over code points, all on lowercased values (the attributes are uncased, Vespa's default).
  */
 public class StringMatchingTest {
 
@@ -89,11 +90,39 @@ public class StringMatchingTest {
     }
 
     @Test
+    void regexpMatchesTheValuesItFindsSomewhereInIgnoringCase() {
+        Random random = new Random(17);
+        for (int round = 0; round < 200; round++) {
+            String word = word(random, 1 + random.nextInt(3)), w = word.toLowerCase(Locale.ROOT);
+            String first = w.substring(0, 1), last = w.substring(w.length() - 1);
+            Map<String, java.util.function.Predicate<String>> cases = Map.of(
+                    word, value -> value.contains(w),
+                    "^" + word, value -> value.startsWith(w),
+                    word + "$", value -> value.endsWith(w),
+                    "^" + first + "." + last + "$", value -> value.codePointCount(0, value.length()) == 3 && value.startsWith(first) && value.endsWith(last));
+            for (var regexp : cases.entrySet()) {
+                for (String field : List.of("article_id", "author_id")) {
+                    int column = field.equals("article_id") ? 0 : 1;
+                    assertEquals(expected(regexp.getValue(), column), matches(new RegExpItem(field, true, regexp.getKey())),
+                                 "regexp '" + regexp.getKey() + "' on " + field);
+                }
+            }
+        }
+        // the container refuses a pattern java.util.regex cannot read; one that comes anyway matches nothing, as in proton
+        for (String field : List.of("article_id", "author_id"))
+            assertTrue(QueryMatcher.match(index, new QueryItem.Regexp(field, "(a", 100, true)).hits().isEmpty(), field);
+        assertEquals(expected(value -> value.contains("a"), 0).size(),
+                     QueryMatcher.match(index, new QueryItem.Regexp("article_id", "A", 100, true)).hits().cardinality());
+    }
+
+    @Test
     void onAnIndexedFieldOrANumberTheyAreRefusedByName() {
         UnsupportedQueryException text = assertThrows(UnsupportedQueryException.class, () -> matches(new PrefixItem("qu", "text")));
         assertTrue(text.getMessage().contains("prefix matching on the indexed field 'text'"), text.getMessage());
         UnsupportedQueryException number = assertThrows(UnsupportedQueryException.class, () -> matches(new FuzzyItem("upvotes", true, "3", 1, 0)));
         assertTrue(number.getMessage().contains("'upvotes', which is not a string attribute"), number.getMessage());
+        UnsupportedQueryException regexp = assertThrows(UnsupportedQueryException.class, () -> matches(new RegExpItem("text", true, "qu")));
+        assertTrue(regexp.getMessage().contains("regexp matching on the indexed field 'text'"), regexp.getMessage());
     }
 
     /** Vespa's fuzzy match, written out plainly: the locked prefix equal, then the distance of the rest (or of a prefix of the rest). */

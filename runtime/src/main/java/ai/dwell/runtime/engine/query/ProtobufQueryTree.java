@@ -48,6 +48,8 @@ public final class ProtobufQueryTree {
             case ITEM_PREFIX_TERM -> new QueryItem.Prefix(item.getItemPrefixTerm().getProperties().getIndex(), item.getItemPrefixTerm().getWord(),
                                                           weight(item.getItemPrefixTerm().getProperties()), ! item.getItemPrefixTerm().getProperties().getDoNotRank());
             case ITEM_FUZZY -> fuzzy(item.getItemFuzzy());
+            case ITEM_REGEXP -> new QueryItem.Regexp(item.getItemRegexp().getProperties().getIndex(), item.getItemRegexp().getRegexp(),
+                                                     weight(item.getItemRegexp().getProperties()), ! item.getItemRegexp().getProperties().getDoNotRank());
             default -> new QueryItem.Unsupported("Query item " + item.getItemCase().name().toLowerCase(Locale.ROOT).replaceFirst("^item_", "")
                                                  + " is not supported by this content engine");
         };

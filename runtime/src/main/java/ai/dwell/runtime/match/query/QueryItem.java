@@ -65,6 +65,12 @@ public sealed interface QueryItem {
      */
     record Fuzzy(String index, String word, int maxEditDistance, int prefixLockLength, boolean prefixMatch, int weight, boolean ranked) implements QueryItem {}
 
+    /**
+     * The string attribute values a regular expression matches anywhere in them (partial match, as proton's
+     * {@code matches}), ignoring case when the attribute is uncased.
+     */
+    record Regexp(String index, String pattern, int weight, boolean ranked) implements QueryItem {}
+
     /** The words (not lowercased) in consecutive positions of an indexed field. */
     record Phrase(String index, List<String> words, int weight, boolean ranked) implements QueryItem {
         public Phrase { words = List.copyOf(words); }

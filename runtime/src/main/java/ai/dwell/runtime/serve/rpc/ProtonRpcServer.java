@@ -30,9 +30,9 @@ import java.util.logging.Logger;
  *
  * <p>Listens with jrt on the given host and port and serves {@code vespa.searchprotocol.ping},
  * {@code vespa.searchprotocol.search} and {@code vespa.searchprotocol.getDocsums}. Each request and reply is
- * "bix": compression type, uncompressed size and protobuf payload. Requests are detached from the jrt transport
+ * "bix": compression type, uncompressed size and protobuf payload. Searches are detached from the jrt transport
  * thread and served by worker threads, pings on a thread of their own, so that a slow search does not block
- * pings. Search replies are sent uncompressed unless they carry grouping, other replies compressed with LZ4
+ * pings; summary requests, which are short, are served on the transport thread. Search replies are sent uncompressed unless they carry grouping, other replies compressed with LZ4
  * where that pays off, as proton does.
  *
  * <p>A search or docsum request which makes the backend throw gets a reply with the exception's message in its
@@ -91,8 +91,9 @@ public final class ProtonRpcServer implements AutoCloseable {
         });
     }
 
+    /** Served on the transport thread: a summary request is short, and a hand-off to a worker and back costs more than it. */
     private void getDocsums(Request request) {
-        serve(request, searchWorkers, payload -> {
+        handle(request, payload -> {
             SearchProtocol.DocsumReply reply = docsumReply(SearchProtocol.DocsumRequest.parseFrom(payload));
             codec.encodeCompressed(reply, request.returnValues());
         });
@@ -126,13 +127,17 @@ public final class ProtonRpcServer implements AutoCloseable {
     private void serve(Request request, ExecutorService executor, Handler handler) {
         request.detach();
         try {
-            executor.execute(() -> handle(request, handler));
+            executor.execute(() -> {
+                try { handle(request, handler); }
+                finally { request.returnRequest(); }
+            });
         } catch (RejectedExecutionException e) {
             request.setError(ErrorCode.METHOD_FAILED, "Server not online");
             request.returnRequest();
         }
     }
 
+    /** Decodes and handles the request, setting an RPC error if it cannot; jrt returns it when the method returns, unless it was detached. */
     private void handle(Request request, Handler handler) {
         try {
             handler.handle(codec.decode(request.parameters()));
@@ -141,8 +146,6 @@ public final class ProtonRpcServer implements AutoCloseable {
         } catch (Exception e) {
             log.warning("Failed serving " + request.methodName() + ": " + Exceptions.toMessageString(e));
             request.setError(ErrorCode.METHOD_FAILED, Exceptions.toMessageString(e));
-        } finally {
-            request.returnRequest();
         }
     }
 
