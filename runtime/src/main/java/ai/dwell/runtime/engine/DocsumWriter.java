@@ -4,6 +4,7 @@ import ai.dwell.runtime.format.TensorBytes;
 import ai.dwell.runtime.format.TensorBytes;
 import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.index.MultiValueAttribute;
 import ai.dwell.runtime.index.TensorAttribute;
 import ai.dwell.runtime.rank.RankProgram;
 import ai.dwell.runtime.rank.UnsupportedFeatureException;
@@ -57,7 +58,8 @@ final class DocsumWriter {
                 case "attribute", "attributecombiner", "" , "copy" -> {
                     String source = field.source().isEmpty() ? field.name() : field.source();
                     var attribute = index.attribute(source);
-                    if (attribute.isPresent() && (field.command().startsWith("attribute") || keptOnlyByAttribute(attribute.get())))
+                    if (attribute.isPresent() && ! (attribute.get() instanceof MultiValueAttribute) // the document holds its elements, as written
+                        && (field.command().startsWith("attribute") || keptOnlyByAttribute(attribute.get())))
                         writeAttribute(docsum, field.name(), attribute.get(), lid);
                     else {
                         if (document == null) document = index.summaryDocument(lid);

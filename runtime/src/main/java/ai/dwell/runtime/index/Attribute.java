@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A column of one field's values, indexed by local document id. Single-value only.
+ * A column of one field's values, indexed by local document id: one value per document, or several ({@link MultiValueAttribute}).
  * Reads of numbers go straight to primitive arrays; writes happen under the owning index's write lock.
  */
 public abstract class Attribute {
@@ -61,6 +61,9 @@ public abstract class Attribute {
 
     /** Whether this is a numeric attribute (int, long, float, double). */
     public boolean isNumeric() { return false; }
+
+    /** Whether this holds numbers, one or several per document, so that numeric ranges apply to it. */
+    public boolean hasNumericValues() { return isNumeric(); }
 
     /** Writes the values of the local ids below lidLimit, for {@link #readState} to restore (flushed index state). */
     public void writeState(ai.dwell.runtime.format.StateOutput out, int lidLimit) throws java.io.IOException {

@@ -373,9 +373,8 @@ public final class DocumentIndex {
     private int allocate() { return freeLids.isEmpty() ? nextLid++ : freeLids.pop(); }
 
     private Attribute createAttribute(AttributesConfig.Attribute config) {
-        if (config.collectiontype() != AttributesConfig.Attribute.Collectiontype.SINGLE)
-            throw new IllegalArgumentException("Attribute '" + config.name() + "' of '" + type.getName() + "': only single-value attributes are supported, not " + config.collectiontype());
         boolean fastSearch = config.fastsearch();
+        if (config.collectiontype() != AttributesConfig.Attribute.Collectiontype.SINGLE) return multiValueAttribute(config);
         return switch (config.datatype()) {
             case INT8, INT16, INT32, BOOL -> new NumericAttribute(config.name(), NumericAttribute.Kind.INT32, fastSearch);
             case INT64 -> new NumericAttribute(config.name(), NumericAttribute.Kind.INT64, fastSearch);
@@ -386,6 +385,20 @@ public final class DocumentIndex {
             case REFERENCE -> new ReferenceAttribute(config.name(), referenceTarget(config.name()));
             default -> throw new IllegalArgumentException("Attribute '" + config.name() + "' of '" + type.getName() + "': data type " + config.datatype() + " is not supported");
         };
+    }
+
+    /** An array or weighted set of strings or numbers. */
+    private Attribute multiValueAttribute(AttributesConfig.Attribute config) {
+        MultiValueAttribute.Collection collection = config.collectiontype() == AttributesConfig.Attribute.Collectiontype.ARRAY
+                                                    ? MultiValueAttribute.Collection.ARRAY : MultiValueAttribute.Collection.WEIGHTED_SET;
+        MultiValueAttribute.Elements elements = switch (config.datatype()) {
+            case INT8, INT16, INT32, INT64 -> MultiValueAttribute.Elements.INTEGER;
+            case FLOAT, DOUBLE -> MultiValueAttribute.Elements.FLOATING;
+            case STRING -> MultiValueAttribute.Elements.STRING;
+            default -> throw new IllegalArgumentException("Attribute '" + config.name() + "' of '" + type.getName() + "': " + config.collectiontype() +
+                                                          " of " + config.datatype() + " is not supported (arrays and weighted sets of strings and numbers are)");
+        };
+        return new MultiValueAttribute(config.name(), collection, elements, config.match() == AttributesConfig.Attribute.Match.CASED, config.fastsearch());
     }
 
     /** A tensor attribute; a dense vector attribute also gets a vector index, with an HNSW graph when the schema declares one. */

@@ -254,7 +254,7 @@ public final class QueryMatcher {
         List<DocIdIterator> iterators = new ArrayList<>();
         for (String field : fields(range.index())) {
             Attribute attribute = attribute(field);
-            if ( ! attribute.isNumeric())
+            if ( ! attribute.hasNumericValues())
                 throw new UnsupportedQueryException("Numeric range on non-numeric field '" + field + "' is not supported");
             Optional<List<PostingList>> postings = attribute.rangePostings(range.low(), range.lowInclusive(), range.high(), range.highInclusive());
             if (postings.isPresent() && postings.get().size() <= MAX_MERGED_POSTING_LISTS) {

@@ -2,6 +2,7 @@ package ai.dwell.runtime.rank;
 
 import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.index.MultiValueAttribute;
 import ai.dwell.runtime.index.StringAttribute;
 import ai.dwell.runtime.index.TensorAttribute;
 import ai.dwell.runtime.index.TextIndex;
@@ -128,7 +129,7 @@ final class ExpressionCompiler {
         if (name.equals("rankingExpression")) return function(feature.argument(), feature);
         if (feature.arguments().isEmpty() && feature.output() == null && profile.functions().containsKey(name)) return function(name, feature);
         return switch (name) {
-            case "attribute" -> attribute(feature.argument());
+            case "attribute" -> attribute(feature);
             case "query" -> queryFeature(feature.argument());
             case "constant" -> ConstantNode.of(new TensorValue(assets.constant(feature.argument())
                     .orElseThrow(() -> unsupported("constant(" + feature.argument() + ") is not defined"))));
@@ -171,6 +172,30 @@ final class ExpressionCompiler {
         if (undeclared != null)
             throw unsupported("query(" + undeclared + ") is used as a tensor but not declared in the profile's inputs, so Vespa reads it as a number");
         return node;
+    }
+
+    /**
+     * attribute(name) of a single-value attribute; of a multi-value one attribute(name).count, and
+     * attribute(name,key).weight and .contains, as proton's attribute feature.
+     */
+    private Node attribute(FeatureName feature) {
+        String name = feature.arguments().isEmpty() ? "" : feature.arguments().get(0);
+        if ( ! (index.attribute(name).orElse(null) instanceof MultiValueAttribute multi)) {
+            if (feature.output() != null || feature.arguments().size() != 1)
+                throw unsupported("feature '" + feature + "' is not supported by this content engine (only attribute(name) of a single-value attribute)");
+            return attribute(name);
+        }
+        if (feature.arguments().size() == 1 && "count".equals(feature.output())) return new MultiValueFeatureNode(multi::count);
+        if (feature.arguments().size() == 2 && "weight".equals(feature.output())) {
+            String key = feature.arguments().get(1);
+            return new MultiValueFeatureNode(lid -> multi.weight(lid, key));
+        }
+        if (feature.arguments().size() == 2 && "contains".equals(feature.output())) {
+            String key = feature.arguments().get(1);
+            return new MultiValueFeatureNode(lid -> multi.contains(lid, key) ? 1 : 0);
+        }
+        throw unsupported("feature '" + feature + "' of the multi-value attribute '" + name + "' is not supported by this content engine " +
+                          "(attribute(name).count, attribute(name,key).weight and attribute(name,key).contains are)");
     }
 
     private Node attribute(String name) {

@@ -43,6 +43,11 @@ public final class ProtobufQueryTree {
             case ITEM_STRING_IN -> new QueryItem.In(item.getItemStringIn().getProperties().getIndex(), item.getItemStringIn().getWordsList());
             case ITEM_NUMERIC_IN -> new QueryItem.In(item.getItemNumericIn().getProperties().getIndex(),
                                                      item.getItemNumericIn().getNumbersList().stream().map(String::valueOf).toList());
+            // weightedSet matches the documents holding any of its tokens; the weights are for rank features (rawScore), which this engine does not compute
+            case ITEM_WEIGHTED_SET_OF_STRING -> new QueryItem.In(item.getItemWeightedSetOfString().getProperties().getIndex(),
+                                                                 item.getItemWeightedSetOfString().getWeightedStringsList().stream().map(SearchProtocol.PureWeightedString::getValue).toList());
+            case ITEM_WEIGHTED_SET_OF_LONG -> new QueryItem.In(item.getItemWeightedSetOfLong().getProperties().getIndex(),
+                                                               item.getItemWeightedSetOfLong().getWeightedLongsList().stream().map(w -> Long.toString(w.getValue())).toList());
             case ITEM_NEAREST_NEIGHBOR -> nearestNeighbor(item.getItemNearestNeighbor());
             case ITEM_SUBSTRING_TERM -> substring(item.getItemSubstringTerm().getProperties().getIndex());
             case ITEM_PREFIX_TERM -> new QueryItem.Prefix(item.getItemPrefixTerm().getProperties().getIndex(), item.getItemPrefixTerm().getWord(),

@@ -1,0 +1,286 @@
+package ai.dwell.runtime.index;
+
+import ai.dwell.runtime.format.CorruptStateException;
+import ai.dwell.runtime.format.StateInput;
+import ai.dwell.runtime.format.StateOutput;
+import com.yahoo.document.datatypes.Array;
+import com.yahoo.document.datatypes.FieldValue;
+import com.yahoo.document.datatypes.NumericFieldValue;
+import com.yahoo.document.datatypes.WeightedSet;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * An array or weighted-set attribute of strings or numbers ({@code array<string>}, {@code weightedset<long>}, ...):
+ * each local id holds its elements (and, in a weighted set, their weights), in the order the document has them.
+ * A document matches a term or a range when one of its elements does, as in proton; strings compare as the
+ * attribute's match mode does (uncased folds case). With fast-search, each distinct (folded) element has a posting
+ * list of the documents that hold it. Integers are held as longs and compared as doubles, as single-value numeric
+ * attributes here are.
+ *
+ * <p>A multi-value attribute is not one value: ranking reads it through {@link #count} (the number of elements),
+ * {@link #weight} (a key's weight, 0 when absent) and {@link #contains}; sorting, grouping and reading it as a
+ * single value are refused, naming it.
+ */
+public final class MultiValueAttribute extends Attribute {
+
+    public enum Collection { ARRAY, WEIGHTED_SET }
+
+    public enum Elements { STRING, INTEGER, FLOATING }
+
+    private static final Object[] NONE = new Object[0];
+
+    private final Collection collection;
+    private final Elements elements;
+    private final boolean cased;
+    private Object[][] values = new Object[0][]; // per lid: String, Long or Double elements; null when none
+    private int[][] weights = new int[0][];      // per lid, weighted sets only
+    private final Map<String, PostingList> stringPostings;
+    private final NavigableMap<Double, PostingList> numberPostings;
+
+    public MultiValueAttribute(String name, Collection collection, Elements elements, boolean cased, boolean fastSearch) {
+        super(name);
+        this.collection = collection;
+        this.elements = elements;
+        this.cased = cased;
+        this.stringPostings = fastSearch && elements == Elements.STRING ? new HashMap<>() : null;
+        this.numberPostings = fastSearch && elements != Elements.STRING ? new TreeMap<>() : null;
+    }
+
+    public Collection collection() { return collection; }
+
+    @Override
+    public void set(int lid, FieldValue value) {
+        clear(lid);
+        if (value == null) return;
+        List<Object> items = new ArrayList<>();
+        List<Integer> itemWeights = new ArrayList<>();
+        if (value instanceof WeightedSet<?> set) {
+            for (Object key : set.keySet()) {
+                items.add(element((FieldValue) key));
+                itemWeights.add(set.get(key));
+            }
+        }
+        else if (value instanceof Array<?> array) {
+            for (Object element : array.getValues()) items.add(element((FieldValue) element));
+        }
+        else throw new IllegalArgumentException("Attribute '" + name() + "' holds " + collection + " values, not " + value.getDataType().getName());
+        if (items.isEmpty()) return;
+        ensure(lid);
+        values[lid] = items.toArray();
+        if (collection == Collection.WEIGHTED_SET) weights[lid] = itemWeights.stream().mapToInt(Integer::intValue).toArray();
+        addPostings(lid);
+    }
+
+    @Override
+    public void clear(int lid) {
+        if (lid >= values.length || values[lid] == null) return;
+        for (Object element : values[lid]) {
+            if (stringPostings != null) removePosting(stringPostings, fold((String) element), lid);
+            if (numberPostings != null) removePosting(numberPostings, ((Number) element).doubleValue(), lid);
+        }
+        values[lid] = null;
+        weights[lid] = null;
+    }
+
+    /** The number of elements of the document (0 when it has none). */
+    public int count(int lid) { return lid < values.length && values[lid] != null ? values[lid].length : 0; }
+
+    /** The weight of the key in the document's weighted set (1 per occurrence in an array), 0 when it does not hold it. */
+    public long weight(int lid, String key) {
+        if (lid >= values.length || values[lid] == null) return 0;
+        long sum = 0;
+        Object[] items = values[lid];
+        for (int i = 0; i < items.length; i++)
+            if (equalsKey(items[i], key)) sum += weights[lid] != null ? weights[lid][i] : 1;
+        return sum;
+    }
+
+    /** Whether the document holds the key. */
+    public boolean contains(int lid, String key) {
+        if (lid >= values.length || values[lid] == null) return false;
+        for (Object item : values[lid]) if (equalsKey(item, key)) return true;
+        return false;
+    }
+
+    /** The document's elements (Strings, Longs or Doubles), empty when it has none. */
+    public Object[] elements(int lid) { return lid < values.length && values[lid] != null ? values[lid] : NONE; }
+
+    @Override
+    public double number(int lid) { throw notOneValue(); }
+
+    @Override
+    public long longValue(int lid) { throw notOneValue(); }
+
+    @Override
+    public Object value(int lid) { throw notOneValue(); }
+
+    @Override
+    public boolean hasNumericValues() { return elements != Elements.STRING; }
+
+    @Override
+    public boolean matchTerm(String term, BitSet candidates, BitSet result) {
+        if (elements == Elements.STRING) {
+            String key = fold(term);
+            matchElements(item -> fold((String) item).equals(key), candidates, result);
+            return true;
+        }
+        Optional<NumericRange> range = numericTerm(term);
+        if (range.isEmpty()) return false;
+        matchRange(range.get().low(), range.get().lowInclusive(), range.get().high(), range.get().highInclusive(), candidates, result);
+        return true;
+    }
+
+    @Override
+    public Optional<List<PostingList>> termPostings(String term) {
+        if (stringPostings != null) {
+            PostingList ids = stringPostings.get(fold(term));
+            return Optional.of(ids == null ? List.of() : List.of(ids));
+        }
+        if (numberPostings == null) return Optional.empty();
+        return numericTerm(term).flatMap(r -> rangePostings(r.low(), r.lowInclusive(), r.high(), r.highInclusive()));
+    }
+
+    @Override
+    public Optional<List<PostingList>> rangePostings(double low, boolean lowInclusive, double high, boolean highInclusive) {
+        if (numberPostings == null) return Optional.empty();
+        return Optional.of(List.copyOf(numberPostings.subMap(low, lowInclusive, high, highInclusive).values()));
+    }
+
+    @Override
+    public void matchRange(double low, boolean lowInclusive, double high, boolean highInclusive, BitSet candidates, BitSet result) {
+        if (elements == Elements.STRING)
+            throw new IllegalArgumentException("Numeric range on string attribute '" + name() + "' is not supported");
+        matchElements(item -> {
+            double v = ((Number) item).doubleValue();
+            return (lowInclusive ? v >= low : v > low) && (highInclusive ? v <= high : v < high);
+        }, candidates, result);
+    }
+
+    @Override
+    public void writeState(StateOutput out, int lidLimit) throws IOException {
+        int length = Math.min(lidLimit, values.length);
+        out.writeInt(length);
+        for (int lid = 0; lid < length; lid++) {
+            Object[] items = values[lid];
+            out.writeInt(items == null ? 0 : items.length);
+            if (items == null) continue;
+            for (int i = 0; i < items.length; i++) {
+                switch (elements) {
+                    case STRING -> out.writeString((String) items[i]);
+                    case INTEGER -> out.writeLong((Long) items[i]);
+                    case FLOATING -> out.writeDouble((Double) items[i]);
+                }
+                if (collection == Collection.WEIGHTED_SET) out.writeInt(weights[lid][i]);
+            }
+        }
+    }
+
+    @Override
+    public void readState(StateInput in, int lidLimit) throws IOException {
+        int length = in.readLength(4);
+        for (int lid = 0; lid < length; lid++) {
+            int count = in.readLength(1);
+            if (count == 0) continue;
+            ensure(lid);
+            Object[] items = new Object[count];
+            int[] itemWeights = collection == Collection.WEIGHTED_SET ? new int[count] : null;
+            for (int i = 0; i < count; i++) {
+                items[i] = switch (elements) {
+                    case STRING -> in.readString();
+                    case INTEGER -> in.readLong();
+                    case FLOATING -> in.readDouble();
+                };
+                if (itemWeights != null) itemWeights[i] = in.readInt();
+            }
+            values[lid] = items;
+            weights[lid] = itemWeights;
+            addPostings(lid);
+        }
+        if (length > lidLimit) throw new CorruptStateException("Attribute '" + name() + "': " + length + " documents, over the limit " + lidLimit);
+    }
+
+    private Object element(FieldValue value) {
+        return switch (elements) {
+            case STRING -> value.toString();
+            case INTEGER -> ((NumericFieldValue) value).getNumber().longValue();
+            case FLOATING -> ((NumericFieldValue) value).getNumber().doubleValue();
+        };
+    }
+
+    private void addPostings(int lid) {
+        for (Object element : values[lid]) {
+            if (stringPostings != null) stringPostings.computeIfAbsent(fold((String) element), k -> new PostingList()).add(lid);
+            if (numberPostings != null) numberPostings.computeIfAbsent(((Number) element).doubleValue(), k -> new PostingList()).add(lid);
+        }
+    }
+
+    private static <K> void removePosting(Map<K, PostingList> postings, K key, int lid) {
+        PostingList ids = postings.get(key);
+        if (ids == null) return;
+        ids.remove(lid);
+        if (ids.isEmpty()) postings.remove(key);
+    }
+
+    private void matchElements(java.util.function.Predicate<Object> accepts, BitSet candidates, BitSet result) {
+        int limit = values.length;
+        for (int lid = candidates == null ? 0 : candidates.nextSetBit(0);
+             lid >= 0 && lid < limit;
+             lid = candidates == null ? lid + 1 : candidates.nextSetBit(lid + 1)) {
+            Object[] items = values[lid];
+            if (items == null) continue;
+            for (Object item : items) {
+                if (accepts.test(item)) {
+                    result.set(lid);
+                    break;
+                }
+            }
+        }
+    }
+
+    private boolean equalsKey(Object item, String key) {
+        if (elements == Elements.STRING) return fold((String) item).equals(fold(key));
+        try {
+            return ((Number) item).doubleValue() == Double.parseDouble(key.trim());
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    /** A numeric term as the range it matches: a number, or [a;b], <a, >a. */
+    private static Optional<NumericRange> numericTerm(String term) {
+        String t = term.trim();
+        if (t.startsWith("[") || t.startsWith("<") || t.startsWith(">")) return Optional.ofNullable(NumericRange.parse(t));
+        try {
+            double value = Double.parseDouble(t);
+            return Optional.of(new NumericRange(value, true, value, true));
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    private void ensure(int lid) {
+        if (lid < values.length) return;
+        int size = grow(values.length, lid);
+        values = Arrays.copyOf(values, size);
+        weights = Arrays.copyOf(weights, size);
+    }
+
+    private String fold(String value) { return cased ? value : value.toLowerCase(Locale.ROOT); }
+
+    private IllegalArgumentException notOneValue() {
+        return new IllegalArgumentException("'" + name() + "' is a multi-value attribute (" + collection.name().toLowerCase(Locale.ROOT) +
+                                            "): sorting, grouping or reading it as one value is not supported by this content engine");
+    }
+
+}
