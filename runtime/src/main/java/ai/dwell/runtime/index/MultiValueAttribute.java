@@ -25,8 +25,8 @@ import java.util.TreeMap;
  * each local id holds its elements (and, in a weighted set, their weights), in the order the document has them.
  * A document matches a term or a range when one of its elements does, as in proton; strings compare as the
  * attribute's match mode does (uncased folds case). With fast-search, each distinct (folded) element has a posting
- * list of the documents that hold it. Integers are held as longs and compared as doubles, as single-value numeric
- * attributes here are.
+ * list of the documents that hold it. Integers are held as longs and compared as doubles: exact below 2^53 (a
+ * single-value int64 attribute compares as longs, {@link NumericAttribute#matchIntegerRange}).
  *
  * <p>A multi-value attribute is not one value: ranking reads it through {@link #count} (the number of elements),
  * {@link #weight} (a key's weight, 0 when absent) and {@link #contains}; sorting, grouping and reading it as a

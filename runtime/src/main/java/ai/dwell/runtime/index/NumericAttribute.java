@@ -140,6 +140,13 @@ public final class NumericAttribute extends Attribute {
     @Override
     public boolean matchTerm(String term, BitSet candidates, BitSet result) {
         String t = term.trim();
+        if (kind == Kind.INT64 && ! (t.startsWith("[") || t.startsWith("<") || t.startsWith(">"))) {
+            Long exact = integer(t);
+            if (exact != null) {
+                matchIntegerRange(exact, true, exact, true, candidates, result);
+                return true;
+            }
+        }
         if (t.startsWith("[") || t.startsWith("<") || t.startsWith(">")) {
             NumericRange range = NumericRange.parse(t);
             if (range == null) return false;
@@ -157,6 +164,10 @@ public final class NumericAttribute extends Attribute {
     public Optional<List<PostingList>> termPostings(String term) {
         if (postings == null) return Optional.empty();
         String t = term.trim();
+        if (kind == Kind.INT64 && ! (t.startsWith("[") || t.startsWith("<") || t.startsWith(">"))) {
+            Long exact = integer(t);
+            if (exact == null || Math.abs((double) exact) >= EXACT_DOUBLES) return Optional.empty(); // matchTerm compares longs
+        }
         if (t.startsWith("[") || t.startsWith("<") || t.startsWith(">")) {
             NumericRange range = NumericRange.parse(t);
             if (range == null) return Optional.empty();
@@ -171,11 +182,21 @@ public final class NumericAttribute extends Attribute {
     @Override
     public Optional<List<PostingList>> rangePostings(double low, boolean lowInclusive, double high, boolean highInclusive) {
         if (postings == null) return Optional.empty();
+        if (kind == Kind.INT64 && ! (exactAsDouble(low) && exactAsDouble(high))) return Optional.empty(); // matchRange compares longs
         return Optional.of(List.copyOf(postings.subMap(low, lowInclusive, high, highInclusive).values()));
     }
 
     @Override
     public void matchRange(double low, boolean lowInclusive, double high, boolean highInclusive, BitSet candidates, BitSet result) {
+        if (kind == Kind.INT64) { // as proton: the bounds become the integers they admit, compared as longs
+            if (Double.isNaN(low) || Double.isNaN(high)) return;
+            if ( ! lowInclusive && Math.floor(low) >= 0x1p63) return;   // nothing above the largest long
+            if ( ! highInclusive && Math.ceil(high) <= -0x1p63) return; // nothing below the smallest
+            long from = lowInclusive ? (long) Math.ceil(low) : (long) Math.floor(low) + 1; // casts saturate at the long range
+            long to = highInclusive ? (long) Math.floor(high) : (long) Math.ceil(high) - 1;
+            if (from <= to) matchIntegerRange(from, true, to, true, candidates, result);
+            return;
+        }
         if (postings != null) {
             for (PostingList ids : postings.subMap(low, lowInclusive, high, highInclusive).values()) {
                 if (candidates == null) ids.orInto(result);
@@ -188,6 +209,46 @@ public final class NumericAttribute extends Attribute {
             if ( ! present.get(lid)) continue;
             double v = number(lid);
             if ((lowInclusive ? v >= low : v > low) && (highInclusive ? v <= high : v < high)) result.set(lid);
+        }
+    }
+
+    /** Where doubles stop holding every integer: int64 values at or past it are compared as longs. */
+    private static final double EXACT_DOUBLES = 0x1p53;
+
+    /**
+     * Adds the local ids whose int64 value is in the range to result, compared as longs (as proton compares them),
+     * through the postings of the doubles the bounds round to where this has them.
+     */
+    public void matchIntegerRange(long low, boolean lowInclusive, long high, boolean highInclusive, BitSet candidates, BitSet result) {
+        if (kind != Kind.INT64) throw new IllegalStateException("Attribute '" + name() + "' is not int64");
+        if (postings != null) {
+            // every long in the range rounds to a double in [round(low), round(high)]
+            for (PostingList ids : postings.subMap((double) low, true, (double) high, true).values()) {
+                for (int i = 0; i < ids.size(); i++) {
+                    int lid = ids.lid(i);
+                    if ((candidates == null || candidates.get(lid)) && inRange(longs[lid], low, lowInclusive, high, highInclusive)) result.set(lid);
+                }
+            }
+            return;
+        }
+        BitSet scan = candidates != null ? candidates : present;
+        for (int lid = scan.nextSetBit(0); lid >= 0; lid = scan.nextSetBit(lid + 1))
+            if (present.get(lid) && inRange(longs[lid], low, lowInclusive, high, highInclusive)) result.set(lid);
+    }
+
+    /** Whether doubles compare like the integers they stand for at this bound: infinite, or below 2^53 in magnitude. */
+    private static boolean exactAsDouble(double bound) { return Double.isInfinite(bound) || Math.abs(bound) < EXACT_DOUBLES; }
+
+    private static boolean inRange(long v, long low, boolean lowInclusive, long high, boolean highInclusive) {
+        return (lowInclusive ? v >= low : v > low) && (highInclusive ? v <= high : v < high);
+    }
+
+    /** The term as a long, if it is an integer literal. */
+    private static Long integer(String term) {
+        try {
+            return Long.parseLong(term);
+        } catch (NumberFormatException e) {
+            return null;
         }
     }
 

@@ -2,6 +2,7 @@ package ai.dwell.runtime.match;
 
 import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.index.NumericAttribute;
 import ai.dwell.runtime.index.PostingList;
 import ai.dwell.runtime.index.StringAttribute;
 import ai.dwell.runtime.index.TextIndex;
@@ -256,6 +257,13 @@ public final class QueryMatcher {
             Attribute attribute = attribute(field);
             if ( ! attribute.hasNumericValues())
                 throw new UnsupportedQueryException("Numeric range on non-numeric field '" + field + "' is not supported");
+            if (range.integers() != null && attribute instanceof NumericAttribute numeric && numeric.kind() == NumericAttribute.Kind.INT64) {
+                BitSet result = new BitSet(); // compared as longs: a double holds int64 values exactly only up to 2^53
+                numeric.matchIntegerRange(range.integers().low(), range.integers().lowInclusive(),
+                                          range.integers().high(), range.integers().highInclusive(), active, result);
+                iterators.add(new BitSetIterator(result));
+                continue;
+            }
             Optional<List<PostingList>> postings = attribute.rangePostings(range.low(), range.lowInclusive(), range.high(), range.highInclusive());
             if (postings.isPresent() && postings.get().size() <= MAX_MERGED_POSTING_LISTS) {
                 iterators.add(amongActive(postings.get()));

@@ -78,7 +78,8 @@ public final class ProtobufQueryTree {
     private static QueryItem integerRange(SearchProtocol.ItemIntegerRangeTerm range) {
         if (range.getHasRangeLimit() || range.getWithDiversity()) return unsupportedRange(range.getProperties());
         return new QueryItem.Range(range.getProperties().getIndex(), range.getLowerLimit(), range.getLowerInclusive(),
-                                   range.getUpperLimit(), range.getUpperInclusive());
+                                   range.getUpperLimit(), range.getUpperInclusive(),
+                                   new QueryItem.IntegerBounds(range.getLowerLimit(), range.getLowerInclusive(), range.getUpperLimit(), range.getUpperInclusive()));
     }
 
     private static QueryItem floatRange(SearchProtocol.ItemFloatingPointRangeTerm range) {

@@ -54,7 +54,23 @@ public sealed interface QueryItem {
     record Term(String index, String word, TermType type, int weight, boolean ranked) implements QueryItem {}
 
     /** The documents whose numeric attribute value lies in a range. */
-    record Range(String index, double low, boolean lowInclusive, double high, boolean highInclusive) implements QueryItem {}
+    record Range(String index, double low, boolean lowInclusive, double high, boolean highInclusive, IntegerBounds integers) implements QueryItem {
+
+        public Range(String index, double low, boolean lowInclusive, double high, boolean highInclusive) {
+            this(index, low, lowInclusive, high, highInclusive, null);
+        }
+
+    }
+
+    /** The exact bounds of a range the container sent as integers, which int64 attributes compare exactly. */
+    record IntegerBounds(long low, boolean lowInclusive, long high, boolean highInclusive) {
+
+        /** Whether a value is in these bounds. */
+        public boolean contains(long value) {
+            return (lowInclusive ? value >= low : value > low) && (highInclusive ? value <= high : value < high);
+        }
+
+    }
 
     /** The string attribute values that begin with a prefix (as the attribute's match mode compares: uncased folds case). */
     record Prefix(String index, String prefix, int weight, boolean ranked) implements QueryItem {}

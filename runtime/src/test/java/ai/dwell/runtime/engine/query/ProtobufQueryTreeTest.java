@@ -52,7 +52,7 @@ public class ProtobufQueryTreeTest {
 
     @Test
     void ranges() {
-        assertEquals(new QueryItem.Range("upvotes", 3, true, 10, false),
+        assertEquals(new QueryItem.Range("upvotes", 3, true, 10, false, new QueryItem.IntegerBounds(3, true, 10, false)),
                      translate(QueryTreeItem.newBuilder().setItemIntegerRangeTerm(SearchProtocol.ItemIntegerRangeTerm.newBuilder().setProperties(properties("upvotes"))
                              .setLowerLimit(3).setLowerInclusive(true).setUpperLimit(10).setUpperInclusive(false))));
         assertEquals(new QueryItem.Range("score", -0.5, false, 2.5, true),
