@@ -1,7 +1,8 @@
 """Multi-value attributes (tests/apps/tags, issue 18): arrays and weighted sets of strings and numbers, with and
 without fast-search, fed with the vespa CLI, matched by YQL (contains, =, range, weightedSet), ranked on with
 attribute(name).count, attribute(name,key).weight and .contains, summarized, and updated through /document/v1
-(add, remove, increment); every answer against a reference computed here from what was fed."""
+(add, remove, increment); and a mapped tensor imported from a global parent through a reference, ranked on. Every
+answer against a reference computed here from what was fed."""
 from __future__ import annotations
 
 import json
@@ -43,13 +44,21 @@ def items(seed: int = 7, count: int = 60) -> dict[str, dict]:
 
 
 FED = items()
+# global parents: a mapped tensor each; items reference c0..c3 in turn, and c3 is never fed
+CATEGORIES = {"c0": {"news": 0.5, "sport": 0.25}, "c1": {"tech": 2.0}, "c2": {}}
+
+
+def category_of(item: str) -> str:
+    return f"c{int(item[1:]) % 4}"
 
 
 @pytest.fixture(scope="module")
 def runtime(tmp_path_factory: pytest.TempPathFactory):
     tmp = tmp_path_factory.mktemp("dwell-tags")
     feed = tmp / "feed.jsonl"
-    feed.write_text("".join(json.dumps({"put": f"id:test:item::{i}", "fields": f}) + "\n" for i, f in FED.items()))
+    lines = [{"put": f"id:test:category::{c}", "fields": {"ctrs": ctrs}} for c, ctrs in CATEGORIES.items()]
+    lines += [{"put": f"id:test:item::{i}", "fields": {**f, "category_ref": f"id:test:category::{category_of(i)}"}} for i, f in FED.items()]
+    feed.write_text("".join(json.dumps(line) + "\n" for line in lines))
     yield from deployed_runtime(tmp / "data", APP, feed)
 
 
@@ -140,6 +149,25 @@ def test_updates_add_remove_and_increment_elements(runtime: Runtime) -> None:
     status, body = http("GET", f"{DOC}/{doc}")
     assert status == 200, body
     assert body["fields"].get("topics", {}) == before["topics"] and body["fields"]["sizes"] == before["sizes"] + [99], body
+
+
+def test_ranking_reads_a_mapped_tensor_imported_from_the_parent(runtime: Runtime) -> None:
+    interest = {"news": 2.0, "tech": 1.0, "art": 5.0}
+
+    def relevances() -> dict[str, float]:
+        result = search(yql="select * from item where true", ranking="ctr", hits=400,
+                        **{"input.query(interest)": json.dumps(interest)})
+        return {hit["fields"]["name"]: hit["relevance"] for hit in result["root"]["children"]}
+
+    def expected_for(categories: dict) -> dict[str, float]:
+        return {i: sum(v * interest.get(k, 0.0) for k, v in categories.get(category_of(i), {}).items()) for i in FED}
+
+    assert relevances() == pytest.approx(expected_for(CATEGORIES))
+    assert {round(v, 6) for v in relevances().values()} == {1.0, 2.0, 0.0}
+    # the parent changes: every child ranks by its new tensor at once
+    status, body = http("PUT", f"{CONTAINER}/document/v1/test/category/docid/c1", {"fields": {"ctrs": {"assign": {"tech": 3.0, "art": 0.5}}}})
+    assert status == 200, body
+    assert relevances() == pytest.approx(expected_for({**CATEGORIES, "c1": {"tech": 3.0, "art": 0.5}}))
 
 
 def test_sorting_or_grouping_on_one_is_refused_by_name(runtime: Runtime) -> None:

@@ -25,6 +25,9 @@ public final class ImportedAttribute extends Attribute {
 
     public Attribute target() { return target; }
 
+    /** The local id in the target of the document this one references, or -1 when it references none (or one not there). */
+    public int targetLid(int lid) { return reference.targetLid(lid); }
+
     @Override
     public void set(int lid, FieldValue value) {
         throw new IllegalArgumentException("Imported attribute '" + name() + "' can not be written");

@@ -79,6 +79,7 @@ public final class TensorAttribute extends Attribute {
     }
 
     private Tensor stored(int lid) {
+        if (lid < 0) return null; // no document (an imported attribute's missing parent)
         if (cellsInVectorIndex) {
             float[] cells = nearestNeighbors.vector(lid);
             return cells == null ? null : IndexedTensor.Builder.of(type, cells).build();

@@ -2,6 +2,7 @@ package ai.dwell.runtime.rank;
 
 import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.index.ImportedAttribute;
 import ai.dwell.runtime.index.MultiValueAttribute;
 import ai.dwell.runtime.index.StringAttribute;
 import ai.dwell.runtime.index.TensorAttribute;
@@ -201,6 +202,8 @@ final class ExpressionCompiler {
     private Node attribute(String name) {
         Attribute attribute = index.attribute(name).orElseThrow(() -> unsupported("attribute(" + name + "): no such attribute in '" + index.name() + "'"));
         if (attribute instanceof TensorAttribute tensor) return new TensorAttributeNode(tensor);
+        if (attribute instanceof ImportedAttribute imported && imported.target() instanceof TensorAttribute tensor)
+            return new TensorAttributeNode(tensor, imported::targetLid);
         if (attribute instanceof StringAttribute) throw unsupported("attribute(" + name + ") of a string attribute is not supported in ranking");
         if ( ! attribute.isNumeric()) throw unsupported("attribute(" + name + ") is not a number or tensor attribute");
         return new AttributeNode(attribute);

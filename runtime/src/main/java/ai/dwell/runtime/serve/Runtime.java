@@ -198,8 +198,8 @@ public class Runtime implements Deployments, AutoCloseable {
                          (System.nanoTime() - indexingStart) / 1_000_000 + " ms");
             }
             container = ContainerHost.start(served, services.containerCluster());
-            pipeline.route(new DocprocRoute(services.docprocChainOfType().isEmpty() ? null : container.jdisc().documentProcessing(),
-                                            services.docprocChainOfType()));
+            pipeline.route(new DocprocRoute(services.docprocChainsOfType().isEmpty() ? null : container.jdisc().documentProcessing(),
+                                            services.docprocChainsOfType()));
             if (follower == null) {
                 Map<String, Embedder> embedders = CachingEmbedder.wrap(container.embedders(), EMBEDDING_CACHE_SIZE, data.embeddings(), documents::documentCount);
                 follower = new IndexFollower(new IndexingScripts(indexingScripts, types, linguistics.orElseGet(container::linguistics), embedders), content);

@@ -19,11 +19,11 @@ import java.util.Set;
 
 /**
  * What the runtime needs to know about the services of a deployed package: its container
- * cluster, its content clusters with their nodes, and the docproc chain each document type is
- * fed through. Read from Vespa's model of the package, and from services.xml for the chain.
+ * cluster, its content clusters with their nodes, and the docproc chains each document type is
+ * fed through. Read from Vespa's model of the package, and from services.xml for the chains.
  */
 public record PackageServices(String containerCluster, int containerPort, List<ContentNodeSpec> contentNodes,
-                              Map<String, String> docprocChainOfType, Set<String> serviceHosts) {
+                              Map<String, List<String>> docprocChainsOfType, Set<String> serviceHosts) {
 
     /** One content node: its cluster, distribution key and host. */
     public record ContentNodeSpec(String cluster, int distributionKey, String host) {}
@@ -61,26 +61,48 @@ public record PackageServices(String containerCluster, int containerPort, List<C
         return container.getContainers().isEmpty() ? 8080 : container.getContainers().get(0).getSearchPort();
     }
 
+    /** Whether a container's document-processing has a chain with the id "default". */
+    private static boolean hasDefaultChain(org.w3c.dom.Document xml) {
+        NodeList processings = xml.getElementsByTagName("document-processing");
+        for (int i = 0; i < processings.getLength(); i++) {
+            Element processing = (Element) processings.item(i);
+            if ( ! "container".equals(((Element) processing.getParentNode()).getTagName())) continue;
+            NodeList chains = processing.getElementsByTagName("chain");
+            for (int c = 0; c < chains.getLength(); c++)
+                if ("default".equals(((Element) chains.item(c)).getAttribute("id"))) return true;
+        }
+        return false;
+    }
+
     public List<String> contentHosts() {
         return contentNodes.stream().map(ContentNodeSpec::host).distinct().toList();
     }
 
-    /** For each document type of a content cluster with a document-processing chain, that chain. */
-    static Map<String, String> docprocChains(Path services) {
-        Map<String, String> chains = new HashMap<>();
+    /**
+     * For each document type of a content cluster, the docproc chains its writes pass through before indexing, in
+     * order: the container's chain named "default", where it has one (Vespa's default route runs it for every
+     * write), then the chain the content cluster names in its document-processing element. Types with neither are
+     * left out.
+     */
+    static Map<String, List<String>> docprocChains(Path services) {
+        Map<String, List<String>> chains = new HashMap<>();
         try {
             var factory = DocumentBuilderFactory.newInstance();
             factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
-            NodeList documentsElements = factory.newDocumentBuilder().parse(services.toFile()).getElementsByTagName("documents");
+            org.w3c.dom.Document xml = factory.newDocumentBuilder().parse(services.toFile());
+            boolean defaultChain = hasDefaultChain(xml);
+            NodeList documentsElements = xml.getElementsByTagName("documents");
             for (int i = 0; i < documentsElements.getLength(); i++) {
                 Element documents = (Element) documentsElements.item(i);
-                String chain = null;
+                List<String> typeChains = new ArrayList<>();
+                if (defaultChain) typeChains.add("default");
                 NodeList processing = documents.getElementsByTagName("document-processing");
-                if (processing.getLength() > 0) chain = ((Element) processing.item(0)).getAttribute("chain");
-                if (chain == null || chain.isEmpty()) continue;
+                String chain = processing.getLength() > 0 ? ((Element) processing.item(0)).getAttribute("chain") : "";
+                if ( ! chain.isEmpty() && ! chain.equals("default")) typeChains.add(chain);
+                if (typeChains.isEmpty()) continue;
                 NodeList types = documents.getElementsByTagName("document");
                 for (int t = 0; t < types.getLength(); t++)
-                    chains.put(((Element) types.item(t)).getAttribute("type"), chain);
+                    chains.put(((Element) types.item(t)).getAttribute("type"), List.copyOf(typeChains));
             }
         }
         catch (Exception e) {

@@ -6,13 +6,15 @@ import com.yahoo.docproc.DocumentProcessor.Progress;
 import com.yahoo.docproc.Processing;
 import com.yahoo.document.DocumentOperation;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Sends writes through the document processing chain that the package's content cluster names
- * (`<documents><document-processing chain="..."/>`), in the container, as Vespa routes them
- * before indexing. Document types without a chain pass through.
+ * Sends writes through the document processing chains of their document type, in the container, as Vespa routes
+ * them before indexing: the container's chain named "default" (on Vespa's default route), then the chain the
+ * package's content cluster names (`<documents><document-processing chain="..."/>`); each chain takes what the one
+ * before it let through. Document types without a chain pass through.
  */
 public class DocprocRoute {
 
@@ -22,22 +24,30 @@ public class DocprocRoute {
     }
 
     private final DocumentProcessing processing;
-    private final Map<String, String> chainOfType;
+    private final Map<String, List<String>> chainsOfType;
 
-    /** @param chainOfType the chain name for each document type that has one */
-    public DocprocRoute(DocumentProcessing processing, Map<String, String> chainOfType) {
+    /** @param chainsOfType the chain names, in order, for each document type that has any */
+    public DocprocRoute(DocumentProcessing processing, Map<String, List<String>> chainsOfType) {
         this.processing = processing;
-        this.chainOfType = Map.copyOf(chainOfType);
+        this.chainsOfType = Map.copyOf(chainsOfType);
     }
 
     public Outcome process(DocumentOperation operation, String documentType) {
-        String chain = chainOfType.get(documentType);
-        if (chain == null || processing == null) return new Outcome(List.of(operation), null, Progress.DONE);
-        Processing work = Processing.of(operation);
-        Progress progress = processing.process(ComponentSpecification.fromString(chain), work);
-        if (progress == Progress.DONE)
-            return new Outcome(List.copyOf(work.getDocumentOperations()), null, progress);
-        return new Outcome(List.of(), progress.getReason().orElse("Document processing chain '" + chain + "' returned " + progress), progress);
+        List<String> chains = chainsOfType.getOrDefault(documentType, List.of());
+        List<DocumentOperation> operations = List.of(operation);
+        if (processing == null) return new Outcome(operations, null, Progress.DONE);
+        for (String chain : chains) {
+            List<DocumentOperation> next = new ArrayList<>();
+            for (DocumentOperation each : operations) {
+                Processing work = Processing.of(each);
+                Progress progress = processing.process(ComponentSpecification.fromString(chain), work);
+                if (progress != Progress.DONE)
+                    return new Outcome(List.of(), progress.getReason().orElse("Document processing chain '" + chain + "' returned " + progress), progress);
+                next.addAll(work.getDocumentOperations());
+            }
+            operations = List.copyOf(next);
+        }
+        return new Outcome(operations, null, Progress.DONE);
     }
 
 }
