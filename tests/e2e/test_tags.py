@@ -176,3 +176,11 @@ def test_sorting_or_grouping_on_one_is_refused_by_name(runtime: Runtime) -> None
     # Vespa sorts by an array's lowest (or highest) element; this engine refuses, naming the attribute, as for any
     # query it cannot run (the content node's error, which the container answers with 500)
     assert status == 500 and "'sizes' is a multi-value attribute (array)" in json.dumps(body), (status, body)
+
+
+def test_list_features_is_refused_by_name(runtime: Runtime) -> None:
+    """proton fills the rankfeatures summary field for ranking.listFeatures; this engine cannot, and says so."""
+    status, body = http("GET", f"{CONTAINER}/search/?" + urllib.parse.urlencode(
+        {"yql": "select * from item where true", "ranking": "counts", "ranking.listFeatures": "true"}))
+    assert "ranking.listFeatures (the rankfeatures summary field) is not supported" in json.dumps(body), (status, body)
+

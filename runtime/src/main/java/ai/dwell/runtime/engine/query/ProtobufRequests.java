@@ -32,6 +32,8 @@ public final class ProtobufRequests {
     }
 
     public static DocsumQuery docsum(SearchProtocol.DocsumRequest request) {
+        if (request.getDumpFeatures()) // proton would fill the rankfeatures summary field; rendering it empty would be silent
+            throw new IllegalArgumentException("ranking.listFeatures (the rankfeatures summary field) is not supported by this content engine");
         List<GlobalId> globalIds = new ArrayList<>(request.getGlobalIdsCount());
         for (ByteString rawGid : request.getGlobalIdsList()) globalIds.add(new GlobalId(rawGid.toByteArray()));
         return new DocsumQuery(request.getDocumentType(), profile(request.getRankProfile()), request.getSummaryClass(),
