@@ -32,8 +32,9 @@ import java.util.logging.Logger;
  * {@code vespa.searchprotocol.search} and {@code vespa.searchprotocol.getDocsums}. Each request and reply is
  * "bix": compression type, uncompressed size and protobuf payload. Searches are detached from the jrt transport
  * thread and served by worker threads, pings on a thread of their own, so that a slow search does not block
- * pings; summary requests, which are short, are served on the transport thread. Search replies are sent uncompressed unless they carry grouping, other replies compressed with LZ4
- * where that pays off, as proton does.
+ * pings; summary requests, which are short, are served on the transport thread (a hand-off to a worker and back
+ * cost more context switches than the summaries of a view). Search replies are sent uncompressed unless they carry
+ * grouping, other replies compressed with LZ4 where that pays off, as proton does.
  *
  * <p>A search or docsum request which makes the backend throw gets a reply with the exception's message in its
  * errors; a ping which does, or a request which cannot be decoded, gets an RPC error, as from proton.
