@@ -221,6 +221,7 @@ public final class NumericAttribute extends Attribute {
      */
     public void matchIntegerRange(long low, boolean lowInclusive, long high, boolean highInclusive, BitSet candidates, BitSet result) {
         if (kind != Kind.INT64) throw new IllegalStateException("Attribute '" + name() + "' is not int64");
+        if (low > high) return; // an empty range
         if (postings != null) {
             // every long in the range rounds to a double in [round(low), round(high)]
             for (PostingList ids : postings.subMap((double) low, true, (double) high, true).values()) {

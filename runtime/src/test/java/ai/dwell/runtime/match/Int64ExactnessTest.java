@@ -85,6 +85,7 @@ public class Int64ExactnessTest {
                 assertMatches(new IntItem(">" + low, field));
                 assertMatches(new IntItem("<" + low, field));
                 assertMatches(new IntItem("[" + low + ".5;" + low + ".5]", field));
+                if (low > Long.MIN_VALUE + 1) assertMatches(new IntItem("[" + low + ";" + (low - 1) + "]", field)); // empty
             }
         }
     }
