@@ -20,7 +20,8 @@ public final class ImportedAttribute extends Attribute {
         super(name);
         this.reference = reference;
         this.target = target;
-        this.undefined = target instanceof NumericAttribute numeric ? numeric.kind().undefined : Double.NaN;
+        this.undefined = target instanceof NumericAttribute numeric ? numeric.kind().undefined
+                         : target instanceof StringAttribute ? StringAttribute.hash("") : Double.NaN;
     }
 
     public Attribute target() { return target; }

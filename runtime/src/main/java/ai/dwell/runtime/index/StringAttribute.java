@@ -22,6 +22,7 @@ public final class StringAttribute extends Attribute {
 
     private final boolean cased;
     private final List<String> dictionary = new ArrayList<>(List.of(""));
+    private double[] hashes = { hash("") }; // per dictionary ordinal: the value as ranking reads it
     private final Map<String, Integer> ordinals = new HashMap<>();
     private int[] ords = new int[0];
     private final Map<String, PostingList> postings;
@@ -38,7 +39,7 @@ public final class StringAttribute extends Attribute {
         if (value == null) return;
         String string = value.toString();
         if (lid >= ords.length) ords = Arrays.copyOf(ords, grow(ords.length, lid));
-        ords[lid] = ordinals.computeIfAbsent(string, s -> { dictionary.add(s); return dictionary.size() - 1; });
+        ords[lid] = ordinals.computeIfAbsent(string, s -> { dictionary.add(s); addHash(s); return dictionary.size() - 1; });
         if (postings != null) postings.computeIfAbsent(fold(string), k -> new PostingList()).add(lid);
     }
 
@@ -56,10 +57,24 @@ public final class StringAttribute extends Attribute {
         ords[lid] = 0;
     }
 
+    /**
+     * The value as ranking reads it: as proton, a hash of the string (of "" where none is set), the hash that string
+     * literals in ranking expressions get too, so that attribute(name) == "value" compares them.
+     */
     @Override
-    public double number(int lid) {
-        // Vespa ranks a string attribute as the hash of its value; we do not support that, so it is NaN.
-        return Double.NaN;
+    public double number(int lid) { return hashes[lid < ords.length ? ords[lid] : 0]; }
+
+    /**
+     * The hash Vespa gives a string in ranking (searchlib's StringValue, proton's hash2d): xxh3 of its UTF-8 bytes,
+     * read as the bits of a double, with the exponent of an infinity or NaN lowered by one.
+     */
+    public static double hash(String value) {
+        return new com.yahoo.searchlib.rankingexpression.evaluation.StringValue(value).asDouble();
+    }
+
+    private void addHash(String value) {
+        if (hashes.length < dictionary.size()) hashes = Arrays.copyOf(hashes, Math.max(dictionary.size(), 2 * hashes.length));
+        hashes[dictionary.size() - 1] = hash(value);
     }
 
     @Override
@@ -187,9 +202,11 @@ public final class StringAttribute extends Attribute {
         int size = in.readLength(4);
         dictionary.clear();
         ordinals.clear();
+        hashes = new double[Math.max(1, size)];
         for (int i = 0; i < size; i++) {
             String value = in.readString();
             dictionary.add(value);
+            hashes[i] = hash(value);
             if (i > 0) ordinals.put(value, i);
         }
         int length = in.readLength(4);

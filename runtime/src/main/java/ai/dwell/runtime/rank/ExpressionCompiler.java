@@ -204,7 +204,7 @@ final class ExpressionCompiler {
         if (attribute instanceof TensorAttribute tensor) return new TensorAttributeNode(tensor);
         if (attribute instanceof ImportedAttribute imported && imported.target() instanceof TensorAttribute tensor)
             return new TensorAttributeNode(tensor, imported::targetLid);
-        if (attribute instanceof StringAttribute) throw unsupported("attribute(" + name + ") of a string attribute is not supported in ranking");
+        if (attribute instanceof StringAttribute) return new AttributeNode(attribute); // the hash of the value, as proton
         if ( ! attribute.isNumeric()) throw unsupported("attribute(" + name + ") is not a number or tensor attribute");
         return new AttributeNode(attribute);
     }
