@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * An array or weighted-set attribute of strings or numbers ({@code array<string>}, {@code weightedset<long>}, ...):
@@ -96,20 +97,41 @@ public final class MultiValueAttribute extends Attribute {
     /** The number of elements of the document (0 when it has none). */
     public int count(int lid) { return lid < values.length && values[lid] != null ? values[lid].length : 0; }
 
+    /**
+     * A key to look documents' elements up by, made once (per query) so that a lookup per document allocates and
+     * parses nothing: a string compared as this attribute's match mode compares, or a number (one that does not
+     * parse matches nothing).
+     */
+    public Predicate<Object> key(String key) {
+        if (elements == Elements.STRING) {
+            if (cased) return key::equals;
+            String folded = fold(key);
+            // equalsIgnoreCase allocates nothing and accepts every folded match; the few it accepts are then folded
+            return item -> ((String) item).equalsIgnoreCase(key) && fold((String) item).equals(folded);
+        }
+        double number;
+        try {
+            number = Double.parseDouble(key.trim());
+        } catch (NumberFormatException e) {
+            return item -> false;
+        }
+        return item -> ((Number) item).doubleValue() == number;
+    }
+
     /** The weight of the key in the document's weighted set (1 per occurrence in an array), 0 when it does not hold it. */
-    public long weight(int lid, String key) {
+    public long weight(int lid, Predicate<Object> key) {
         if (lid >= values.length || values[lid] == null) return 0;
         long sum = 0;
         Object[] items = values[lid];
         for (int i = 0; i < items.length; i++)
-            if (equalsKey(items[i], key)) sum += weights[lid] != null ? weights[lid][i] : 1;
+            if (key.test(items[i])) sum += weights[lid] != null ? weights[lid][i] : 1;
         return sum;
     }
 
     /** Whether the document holds the key. */
-    public boolean contains(int lid, String key) {
+    public boolean contains(int lid, Predicate<Object> key) {
         if (lid >= values.length || values[lid] == null) return false;
-        for (Object item : values[lid]) if (equalsKey(item, key)) return true;
+        for (Object item : values[lid]) if (key.test(item)) return true;
         return false;
     }
 
@@ -131,8 +153,7 @@ public final class MultiValueAttribute extends Attribute {
     @Override
     public boolean matchTerm(String term, BitSet candidates, BitSet result) {
         if (elements == Elements.STRING) {
-            String key = fold(term);
-            matchElements(item -> fold((String) item).equals(key), candidates, result);
+            matchElements(key(term), candidates, result);
             return true;
         }
         Optional<NumericRange> range = numericTerm(term);
@@ -232,7 +253,7 @@ public final class MultiValueAttribute extends Attribute {
         if (ids.isEmpty()) postings.remove(key);
     }
 
-    private void matchElements(java.util.function.Predicate<Object> accepts, BitSet candidates, BitSet result) {
+    private void matchElements(Predicate<Object> accepts, BitSet candidates, BitSet result) {
         int limit = values.length;
         for (int lid = candidates == null ? 0 : candidates.nextSetBit(0);
              lid >= 0 && lid < limit;
@@ -245,15 +266,6 @@ public final class MultiValueAttribute extends Attribute {
                     break;
                 }
             }
-        }
-    }
-
-    private boolean equalsKey(Object item, String key) {
-        if (elements == Elements.STRING) return fold((String) item).equals(fold(key));
-        try {
-            return ((Number) item).doubleValue() == Double.parseDouble(key.trim());
-        } catch (NumberFormatException e) {
-            return false;
         }
     }
 

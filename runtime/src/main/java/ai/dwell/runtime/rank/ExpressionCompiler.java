@@ -188,11 +188,11 @@ final class ExpressionCompiler {
         }
         if (feature.arguments().size() == 1 && "count".equals(feature.output())) return new MultiValueFeatureNode(multi::count);
         if (feature.arguments().size() == 2 && "weight".equals(feature.output())) {
-            String key = feature.arguments().get(1);
+            var key = multi.key(feature.arguments().get(1));
             return new MultiValueFeatureNode(lid -> multi.weight(lid, key));
         }
         if (feature.arguments().size() == 2 && "contains".equals(feature.output())) {
-            String key = feature.arguments().get(1);
+            var key = multi.key(feature.arguments().get(1));
             return new MultiValueFeatureNode(lid -> multi.contains(lid, key) ? 1 : 0);
         }
         throw unsupported("feature '" + feature + "' of the multi-value attribute '" + name + "' is not supported by this content engine " +
