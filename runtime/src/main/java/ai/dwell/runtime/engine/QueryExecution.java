@@ -13,6 +13,7 @@ import ai.dwell.runtime.rank.MatchPhaseSettings;
 import ai.dwell.runtime.rank.RankProfile;
 import ai.dwell.runtime.rank.RankProgram;
 import ai.dwell.runtime.rank.RankProgramCache;
+import ai.dwell.runtime.rank.RankScoreDropLimits;
 import ai.dwell.runtime.rank.UnsupportedFeatureException;
 import ai.dwell.runtime.rank.UnsupportedSettings;
 
@@ -132,11 +133,14 @@ final class QueryExecution implements AutoCloseable {
         RankProgram[] threadPrograms = new RankProgram[threadCount];
         threadPrograms[0] = program;
         for (int t = 1; t < threadCount; t++) threadPrograms[t] = borrow(index, profile, match).program();
-        Ranker.Ranked ranked = Ranker.rank(index.name(), threadPrograms, hits.lids(), hits.hitCount(), rerank, collector.wanted(), threads.runner());
+        Ranker.Ranked ranked = Ranker.rank(index.name(), threadPrograms, hits.lids(), hits.hitCount(), rerank, collector.wanted(),
+                                           RankScoreDropLimits.of(profile, query.properties()), threads.runner());
+        total -= ranked.dropped(); // proton counts only the hits the drop limits kept
         if (trace != null) {
             trace.duration(index.name(), "first phase", ranked.firstPhaseNanos(), ranked.matched() + " ranked with '" + query.rankProfile() + "' on "
                                                                                   + threadCount + " thread" + (threadCount == 1 ? "" : "s"));
             trace.duration(index.name(), "second phase", ranked.secondPhaseNanos(), ranked.reranked() + " reranked");
+            if (ranked.dropped() > 0) trace.event(index.name() + ": " + ranked.dropped() + " dropped by the rank-score-drop-limits");
         }
         return ranked;
     }

@@ -13,9 +13,7 @@ public final class UnsupportedSettings {
     /** Each property, with the values that leave results as this engine computes them. */
     private static final Map<String, DoublePredicate> NO_OP_VALUES = Map.of(
             "vespa.matching.weakand.stop_word_adjust_limit", value -> value >= 1.0,
-            "vespa.matching.weakand.stop_word_drop_limit", value -> value >= 1.0,
-            "vespa.hitcollector.rankscoredroplimit", value -> value == -Double.MAX_VALUE || Double.isInfinite(value) && value < 0,
-            "vespa.hitcollector.secondphase.rankscoredroplimit", value -> value == -Double.MAX_VALUE || Double.isInfinite(value) && value < 0);
+            "vespa.matching.weakand.stop_word_drop_limit", value -> value >= 1.0);
 
     /**
      * Properties refused whatever their value, with the schema setting they come from: keep-rank-count (proton keeps
