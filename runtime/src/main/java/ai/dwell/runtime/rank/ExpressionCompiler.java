@@ -148,11 +148,38 @@ final class ExpressionCompiler {
                 yield firstPhase;
             }
             case "onnx", "onnxModel" -> onnx(feature);
+            case "random" -> random(feature);
             default -> throw unsupported(feature.arguments().isEmpty() && feature.output() == null
                                          ? "'" + name + "' is neither a function of the profile nor a feature this content engine supports"
                                          : "feature '" + feature + "' is not supported by this content engine");
         };
     }
+
+    /**
+     * random, random.out, random.match, and the same with one argument (which only names an instance): a sequence node
+     * restarted for each phase (see {@link #restartRandom}), evaluated once per document however often the
+     * expressions refer to it.
+     */
+    private Node random(FeatureName feature) {
+        if (feature.arguments().size() > 1)
+            throw unsupported("feature '" + feature + "': random takes at most one argument");
+        String output = feature.output() == null ? "out" : feature.output();
+        if (output.equals("match")) return RandomNode.perMatch(Long.parseUnsignedLong(
+                query.string("random.match.seed").or(() -> profile.property("random.match.seed")).orElse("1024").trim()));
+        if ( ! output.equals("out")) throw unsupported("feature '" + feature + "': random has the outputs out and match");
+        String instance = feature.arguments().isEmpty() ? "" : feature.arguments().get(0);
+        return randomSequences.computeIfAbsent(instance, __ -> {
+            RandomNode node = RandomNode.sequence(Long.parseUnsignedLong(profile.property("random.seed").orElse("0").trim()));
+            randomNodes.add(node);
+            return new ScalarNode.Cached(node);
+        });
+    }
+
+    /** Starts each random sequence again, as proton does when it makes the executors of a phase. */
+    void restartRandom() { randomNodes.forEach(RandomNode::restart); }
+
+    private final Map<String, Node> randomSequences = new HashMap<>();
+    private final List<RandomNode> randomNodes = new java.util.ArrayList<>();
 
     private Node function(String name, FeatureName feature) {
         ExpressionNode body = profile.functions().get(name);

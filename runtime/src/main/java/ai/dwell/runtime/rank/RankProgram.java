@@ -82,6 +82,7 @@ public final class RankProgram {
 
     /** Computes the first-phase scores of lids[offset..offset+count) into scores[offset..offset+count). */
     public void firstPhase(int[] lids, int offset, int count, double[] scores) {
+        compiler.restartRandom();
         block = Batch.atLeast(block, Math.min(count, FIRST_PHASE_BLOCK));
         for (int from = 0; from < count; from += FIRST_PHASE_BLOCK) {
             int n = Math.min(FIRST_PHASE_BLOCK, count - from);
@@ -104,6 +105,7 @@ public final class RankProgram {
 
     /** The second phase of the documents at [offset..offset+count) of the window, into scores[offset..offset+count). */
     public void secondPhase(int[] lids, double[] firstPhaseScores, int offset, int count, double[] scores) {
+        compiler.restartRandom();
         batch.start(count);
         System.arraycopy(lids, offset, batch.lids(), 0, count);
         System.arraycopy(firstPhaseScores, offset, batch.firstPhase(), 0, count);
