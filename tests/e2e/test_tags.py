@@ -184,3 +184,63 @@ def test_list_features_is_refused_by_name(runtime: Runtime) -> None:
         {"yql": "select * from item where true", "ranking": "counts", "ranking.listFeatures": "true"}))
     assert "ranking.listFeatures (the rankfeatures summary field) is not supported" in json.dumps(body), (status, body)
 
+
+
+def attribute_match(fed: dict, terms: list[tuple[str, str]]) -> dict[str, float]:
+    """proton's attributeMatch outputs for one item, as searchlib's AttributeMatchExecutor defines them, for a query
+    of the given (field, word) terms, each of weight 100 and each on an attribute, with the default maxWeight 256 and
+    fieldCompletenessImportance 0.05."""
+    total_weight = 100 * len(terms)
+
+    def plain(field: str, values: list[str]) -> tuple[int, float, float]:
+        mine = [w for f, w in terms if f == field]
+        matches = sum(any(v.lower() == w.lower() for v in values) for w in mine)
+        field_completeness = min(1.0, matches / len(values)) if values else 0.0
+        query_completeness = matches / len(mine)
+        return matches, query_completeness, field_completeness
+
+    n_matches, n_qc, n_fc = plain("name", [fed["name"]])
+    t_matches, t_qc, t_fc = plain("tags", fed["tags"])
+    weights = [fed["topics"][w.lower()] for f, w in terms if f == "topics" and w.lower() in fed["topics"]]
+    topic_total = sum(weights)
+    weight_sum = sum(fed["topics"].values())
+    topic_fc = 0.0 if topic_total <= 0 else 1.0 if weight_sum <= 0 else min(1.0, topic_total / weight_sum)
+    topic_terms = sum(1 for f, _ in terms if f == "topics")
+    return {
+        "attributeMatch(name)": n_qc * (0.95 + 0.05 * n_fc),
+        "attributeMatch(tags)": t_qc * (0.95 + 0.05 * t_fc),
+        "attributeMatch(tags).queryCompleteness": t_qc,
+        "attributeMatch(tags).fieldCompleteness": t_fc,
+        "attributeMatch(tags).matches": t_matches,
+        "attributeMatch(tags).weight": 100 * t_matches / total_weight,
+        "attributeMatch(topics)": len(weights) / topic_terms * (0.95 + 0.05 * topic_fc),
+        "attributeMatch(topics).fieldCompleteness": topic_fc,
+        "attributeMatch(topics).totalWeight": topic_total,
+        "attributeMatch(topics).maxWeight": max(weights) if weights else 0,
+        "attributeMatch(topics).averageWeight": topic_total / len(weights) if weights else 0,
+        "attributeMatch(topics).normalizedWeight": min(1.0, topic_total / (256 * len(terms))) if topic_total > 0 else 0,
+        "attributeMatch(topics).normalizedWeightedWeight": min(1.0, topic_total * 100 / (256 * total_weight)) if topic_total > 0 else 0,
+    }
+
+
+def test_attribute_match_is_protons_for_arrays_weighted_sets_and_single_values(runtime: Runtime) -> None:
+    terms = [("tags", "news"), ("tags", "Tech"), ("topics", "sport"), ("name", "i3")]
+    where = " or ".join(f'{field} contains "{word}"' for field, word in terms)
+    result = search(yql=f"select * from item where {where}", ranking="attribute_match", hits=400)
+    assert "errors" not in result["root"], result["root"]["errors"]
+    hits = result["root"]["children"]
+    assert sorted(hit["fields"]["name"] for hit in hits) == expected(
+        lambda f: any(t.lower() in ("news", "tech") for t in f["tags"]) or "sport" in f["topics"] or f["name"] == "i3")
+    wanted = [attribute_match(FED[hit["fields"]["name"]], terms) for hit in hits]
+    # the draw covers both tags matched, a negative weight matched in topics and a field only partly matched
+    assert any(w["attributeMatch(tags).matches"] == 2 for w in wanted)
+    assert any(w["attributeMatch(topics).totalWeight"] < 0 for w in wanted)
+    assert any(0 < w["attributeMatch(topics).fieldCompleteness"] < 1 for w in wanted)
+    for hit in hits:
+        want = attribute_match(FED[hit["fields"]["name"]], terms)
+        got = hit["fields"]["matchfeatures"]
+        assert got == pytest.approx(want), hit["fields"]["name"]
+        assert hit["relevance"] == pytest.approx(2 * want["attributeMatch(name)"] + want["attributeMatch(tags)"]
+                                                  + want["attributeMatch(tags).queryCompleteness"])
+    relevance = [hit["relevance"] for hit in hits]
+    assert relevance == sorted(relevance, reverse=True)

@@ -128,6 +128,9 @@ public final class MultiValueAttribute extends Attribute {
         return sum;
     }
 
+    /** The weight of the document's i-th element: its weight in a weighted set, 1 in an array. */
+    public int weightAt(int lid, int i) { return weights[lid] != null ? weights[lid][i] : 1; }
+
     /** Whether the document holds the key. */
     public boolean contains(int lid, Predicate<Object> key) {
         if (lid >= values.length || values[lid] == null) return false;

@@ -206,6 +206,7 @@ public final class QueryMatcher {
             Optional<Attribute> attribute = index.attribute(field);
             if (attribute.isEmpty()) continue; // not a field of this document type: no hits here, as proton
             iterators.add(attributeTerm(attribute.get(), field, term.word()));
+            if (ranked && term.ranked()) terms.add(new QueryTerm(field, term.word(), term.weight())); // as the query has it: attributeMatch matches it as the attribute does
         }
         return union(iterators);
     }

@@ -149,10 +149,36 @@ final class ExpressionCompiler {
             }
             case "onnx", "onnxModel" -> onnx(feature);
             case "random" -> random(feature);
+            case "attributeMatch" -> attributeMatch(feature);
             default -> throw unsupported(feature.arguments().isEmpty() && feature.output() == null
                                          ? "'" + name + "' is neither a function of the profile nor a feature this content engine supports"
                                          : "feature '" + feature + "' is not supported by this content engine");
         };
+    }
+
+    /** attributeMatch(name) and its outputs, as proton computes them; significance and importance (term significance) are refused. */
+    private Node attributeMatch(FeatureName feature) {
+        if (feature.arguments().size() != 1) throw unsupported("feature '" + feature + "': attributeMatch takes the name of an attribute");
+        String name = feature.argument();
+        Attribute attribute = index.attribute(name).filter(a -> ! (a instanceof TensorAttribute) && ! (a instanceof ImportedAttribute))
+                .orElseThrow(() -> unsupported("feature '" + feature + "': '" + name + "' is not an attribute of '" + index.name() + "' that this content engine matches terms in"));
+        String output = feature.output() == null ? "completeness" : feature.output();
+        AttributeMatchNode.Output kind = switch (output) {
+            case "completeness" -> AttributeMatchNode.Output.COMPLETENESS;
+            case "queryCompleteness" -> AttributeMatchNode.Output.QUERY_COMPLETENESS;
+            case "fieldCompleteness" -> AttributeMatchNode.Output.FIELD_COMPLETENESS;
+            case "normalizedWeight" -> AttributeMatchNode.Output.NORMALIZED_WEIGHT;
+            case "normalizedWeightedWeight" -> AttributeMatchNode.Output.NORMALIZED_WEIGHTED_WEIGHT;
+            case "weight" -> AttributeMatchNode.Output.WEIGHT;
+            case "matches" -> AttributeMatchNode.Output.MATCHES;
+            case "totalWeight" -> AttributeMatchNode.Output.TOTAL_WEIGHT;
+            case "averageWeight" -> AttributeMatchNode.Output.AVERAGE_WEIGHT;
+            case "maxWeight" -> AttributeMatchNode.Output.MAX_WEIGHT;
+            default -> throw unsupported("feature '" + feature + "' is not supported by this content engine (significance and importance need term significance)");
+        };
+        String base = "attributeMatch(" + name + ")";
+        return termsRead(new AttributeMatchNode(attribute, index, terms, kind, (int) doubleProperty(base + ".maxWeight", 256),
+                                                doubleProperty(base + ".fieldCompletenessImportance", 0.05)));
     }
 
     /**

@@ -104,7 +104,8 @@ public class QueryMatcherTest {
         rank.addItem(new WordItem("fox", "text"));
         MatchResult result = QueryMatcher.match(index, tree(rank));
         assertEquals(1, result.hitCount(), "only the first child of RANK decides matching");
-        assertEquals(List.of(new QueryTerm("text", "fox", 100)), result.terms(), "the others are ranked terms");
+        assertEquals(List.of(new QueryTerm("article_id", "a2", 100), new QueryTerm("text", "fox", 100)), result.terms(),
+                     "all are ranked terms, the attribute's as the query has it (for attributeMatch)");
     }
 
     @Test
