@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import struct
 import urllib.parse
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from clients import deployed_runtime
 APP = ROOT / "tests" / "apps" / "tags"
 DOC = f"{CONTAINER}/document/v1/test/item/docid"
 WORDS = ["news", "Sport", "sport", "tech", "Art", "food"]
+# directions whose cells bfloat16 holds exactly, so the attribute keeps what was fed
+DIRECTIONS = [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.5, 0.75], [0.875, -0.25], [0.0, -1.0]]
 
 
 def items(seed: int = 7, count: int = 60) -> dict[str, dict]:
@@ -33,6 +36,8 @@ def items(seed: int = 7, count: int = 60) -> dict[str, dict]:
             codes[str(rng.randrange(10))] = rng.randrange(1, 6)
         result[f"i{i}"] = {
             "name": f"i{i}",
+            "featured": i % 3 == 0,
+            "direction": DIRECTIONS[i % len(DIRECTIONS)],
             "tags": [rng.choice(WORDS) for _ in range(rng.randrange(4))],
             "labels": [rng.choice(WORDS) for _ in range(rng.randrange(3))],
             "sizes": [rng.randrange(6) for _ in range(rng.randrange(3))],
@@ -244,3 +249,30 @@ def test_attribute_match_is_protons_for_arrays_weighted_sets_and_single_values(r
                                                   + want["attributeMatch(tags).queryCompleteness"])
     relevance = [hit["relevance"] for hit in hits]
     assert relevance == sorted(relevance, reverse=True)
+
+
+def test_a_bool_attribute_is_fed_as_a_boolean_and_matched_by_true_and_false(runtime: Runtime) -> None:
+    assert found("featured = true") == expected(lambda f: f["featured"]) != []
+    assert found("featured = false") == expected(lambda f: not f["featured"]) != []
+    assert search(yql='select * from item where name contains "i3"')["root"]["children"][0]["fields"]["featured"] is True
+
+
+def test_a_float_query_vector_searches_a_bfloat16_attribute_with_the_deprecated_innerproduct(runtime: Runtime) -> None:
+    """innerproduct is prenormalized-angular's old name: distance 1 - q.v, closeness 1 / (1 + distance); closeness(name)
+    of a tensor attribute is closeness(field, name). The query vector takes the attribute's cell type, bfloat16 by
+    truncation (as vespalib's BFloat16), so 0.6 and 0.8 search as 0.59765625 and 0.796875."""
+    q = [0.6, 0.8]
+    q16 = [struct.unpack("<f", struct.pack("<I", struct.unpack("<I", struct.pack("<f", x))[0] & 0xFFFF0000))[0] for x in q]
+    assert q16 == [0.59765625, 0.796875]
+    result = search(yql="select * from item where {targetHits: 400}nearestNeighbor(direction, q)", ranking="nearest",
+                    hits=400, **{"input.query(q)": json.dumps(q)})
+    assert "errors" not in result["root"], result["root"]["errors"]
+    hits = result["root"]["children"]
+    assert len(hits) == len(FED)
+    for hit in hits:
+        v = FED[hit["fields"]["name"]]["direction"]
+        distance = 1 - (q16[0] * v[0] + q16[1] * v[1])
+        features = hit["fields"]["matchfeatures"]
+        assert features["distance(direction)"] == pytest.approx(distance, abs=1e-6), hit["fields"]["name"]
+        assert hit["relevance"] == pytest.approx(1 / (1 + distance), abs=1e-6)
+        assert features["closeness(field,direction)"] == pytest.approx(hit["relevance"])

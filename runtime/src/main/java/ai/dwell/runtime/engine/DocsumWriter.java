@@ -87,6 +87,7 @@ final class DocsumWriter {
         Object value = attribute.value(lid);
         if (value == null) return;
         if (value instanceof Long l) docsum.setLong(name, l);
+        else if (value instanceof Boolean b) docsum.setBool(name, b);
         else if (value instanceof Double d) docsum.setDouble(name, d);
         else if (value instanceof String s) docsum.setString(name, s);
         else if (value instanceof Tensor t) docsum.setData(name, TensorBytes.encode(t));

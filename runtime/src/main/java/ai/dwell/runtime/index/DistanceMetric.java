@@ -51,7 +51,7 @@ public enum DistanceMetric {
         return switch (config.distancemetric()) {
             case EUCLIDEAN -> EUCLIDEAN;
             case ANGULAR -> ANGULAR;
-            case PRENORMALIZED_ANGULAR -> PRENORMALIZED_ANGULAR;
+            case PRENORMALIZED_ANGULAR, INNERPRODUCT -> PRENORMALIZED_ANGULAR; // innerproduct: the deprecated name of prenormalized-angular, as proton maps it
             case DOTPRODUCT -> DOTPRODUCT;
             default -> throw new IllegalArgumentException("Attribute '" + config.name() + "': distance-metric " +
                                                           config.distancemetric().name().toLowerCase(java.util.Locale.ROOT) +

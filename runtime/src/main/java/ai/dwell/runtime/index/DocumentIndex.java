@@ -376,7 +376,8 @@ public final class DocumentIndex {
         boolean fastSearch = config.fastsearch();
         if (config.collectiontype() != AttributesConfig.Attribute.Collectiontype.SINGLE) return multiValueAttribute(config);
         return switch (config.datatype()) {
-            case INT8, INT16, INT32, BOOL -> new NumericAttribute(config.name(), NumericAttribute.Kind.INT32, fastSearch);
+            case INT8, INT16, INT32 -> new NumericAttribute(config.name(), NumericAttribute.Kind.INT32, fastSearch);
+            case BOOL -> new NumericAttribute(config.name(), NumericAttribute.Kind.INT32, fastSearch, true);
             case INT64 -> new NumericAttribute(config.name(), NumericAttribute.Kind.INT64, fastSearch);
             case FLOAT -> new NumericAttribute(config.name(), NumericAttribute.Kind.FLOAT, fastSearch);
             case DOUBLE -> new NumericAttribute(config.name(), NumericAttribute.Kind.DOUBLE, fastSearch);

@@ -39,10 +39,18 @@ public final class NumericAttribute extends Attribute {
     private final BitSet present = new BitSet();
     private final NavigableMap<Double, PostingList> postings;
 
+    /** Whether this is a bool attribute: 0 and 1, fed as booleans, matched by true and false (and 0 and 1). */
+    private final boolean bool;
+
     public NumericAttribute(String name, Kind kind, boolean fastSearch) {
+        this(name, kind, fastSearch, false);
+    }
+
+    public NumericAttribute(String name, Kind kind, boolean fastSearch, boolean bool) {
         super(name);
         this.kind = kind;
         this.postings = fastSearch ? new TreeMap<>() : null;
+        this.bool = bool;
     }
 
     public Kind kind() { return kind; }
@@ -53,6 +61,7 @@ public final class NumericAttribute extends Attribute {
     public void set(int lid, FieldValue value) {
         clear(lid);
         if (value == null) return;
+        if (bool && value instanceof com.yahoo.document.datatypes.BoolFieldValue truth) value = new com.yahoo.document.datatypes.IntegerFieldValue(truth.getBoolean() ? 1 : 0);
         if ( ! (value instanceof NumericFieldValue number))
             throw new IllegalArgumentException("Attribute '" + name() + "' takes numbers, got " + value.getDataType().getName());
         ensure(lid);
@@ -134,12 +143,14 @@ public final class NumericAttribute extends Attribute {
     @Override
     public Object value(int lid) {
         if ( ! present.get(lid)) return null;
+        if (bool) return longValue(lid) != 0;
         return kind.integral() ? (Object) longValue(lid) : (Object) number(lid);
     }
 
     @Override
     public boolean matchTerm(String term, BitSet candidates, BitSet result) {
         String t = term.trim();
+        if (bool && (t.equalsIgnoreCase("true") || t.equalsIgnoreCase("false"))) t = t.equalsIgnoreCase("true") ? "1" : "0";
         if (kind == Kind.INT64 && ! (t.startsWith("[") || t.startsWith("<") || t.startsWith(">"))) {
             Long exact = integer(t);
             if (exact != null) {

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * closeness(field, f), closeness(label, l), distance(field, f) and distance(label, l), as Vespa
+ * closeness(field, f), closeness(label, l), distance(field, f) and distance(label, l) (and closeness(f), distance(f) of a tensor attribute), as Vespa
  * computes them for a nearestNeighbor item of the query: from the query vector and the document's
  * vector with the attribute's distance metric, for every ranked document (also those another part of
  * the query matched). Without such an item, closeness is 0 and distance Double.MAX_VALUE, as in proton.
@@ -19,9 +19,13 @@ final class NearestNeighborFeatures {
 
     /** A node for closeness (or distance) of the given dimension ("field" or "label") and name. */
     static Node of(FeatureName feature, DocumentIndex index, List<NearestNeighborTerm> terms, QueryProperties query) {
+        // closeness(name) and distance(name) of a single-value tensor attribute are the field form, as proton's DistanceBlueprint
+        if (feature.arguments().size() == 1 && index.attribute(feature.argument()).orElse(null) instanceof TensorAttribute)
+            return of(FeatureName.parse(feature.name() + "(field," + feature.argument() + ")" + (feature.output() == null ? "" : "." + feature.output())),
+                      index, terms, query);
         if (feature.arguments().size() != 2 || feature.output() != null && ! feature.output().equals("score") && ! feature.output().equals("distance"))
             throw new UnsupportedFeatureException("feature '" + feature + "' is not supported by this content engine (supported: " +
-                                                  feature.name() + "(field,<attribute>) and " + feature.name() + "(label,<label>))");
+                                                  feature.name() + "(field,<attribute>), " + feature.name() + "(<tensor attribute>) and " + feature.name() + "(label,<label>))");
         boolean distance = feature.name().equals("distance") || "distance".equals(feature.output());
         String dimension = feature.arguments().get(0), name = feature.arguments().get(1);
         Optional<NearestNeighborTerm> term = switch (dimension) {
