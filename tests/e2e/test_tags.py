@@ -45,6 +45,10 @@ def items(seed: int = 7, count: int = 60) -> dict[str, dict]:
             "topics": topics,
             "codes": codes,
         }
+    notes = random.Random(seed + 1)  # its own draw, so the fields above stay as they were
+    for i in range(count):
+        result[f"i{i}"]["notes"] = [" ".join(notes.sample(WORDS, 2)) for _ in range(notes.randrange(3))]
+        result[f"i{i}"]["keywords"] = {w.lower(): notes.randrange(1, 9) for w in notes.sample(WORDS, notes.randrange(3))}
     return result
 
 
@@ -276,3 +280,23 @@ def test_a_float_query_vector_searches_a_bfloat16_attribute_with_the_deprecated_
         assert features["distance(direction)"] == pytest.approx(distance, abs=1e-6), hit["fields"]["name"]
         assert hit["relevance"] == pytest.approx(1 / (1 + distance), abs=1e-6)
         assert features["closeness(field,direction)"] == pytest.approx(hit["relevance"])
+
+
+def test_an_array_or_weighted_set_of_strings_is_an_index_field_of_all_its_elements(runtime: Runtime) -> None:
+    """array<string> and weightedset<string> with indexing: index match a word in any element; a phrase matches
+    within one element, never across two."""
+    def words(text: str) -> list[str]:
+        return text.lower().split()
+
+    for word in WORDS:
+        assert found(f'notes contains "{word}"') == expected(lambda f: any(word.lower() in words(n) for n in f["notes"])), word
+        assert found(f'keywords contains "{word}"') == expected(lambda f: word.lower() in f["keywords"]), word
+    spans = 0
+    for first in WORDS[:3]:
+        for second in WORDS[3:]:
+            phrase = [first.lower(), second.lower()]
+            within = expected(lambda f: any(words(n) == phrase for n in f["notes"]))
+            assert found(f'notes contains phrase("{first}", "{second}")') == within, phrase
+            spans += len(expected(lambda f: any(words(a)[-1:] + words(b)[:1] == phrase for a, b in zip(f["notes"], f["notes"][1:]))))
+    assert spans > 0, "the draw has phrases across two elements, which must not match"
+    assert found('notes contains "nothing-like-it"') == []

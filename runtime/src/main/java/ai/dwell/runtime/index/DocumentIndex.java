@@ -79,8 +79,8 @@ public final class DocumentIndex {
                                           .map(attribute -> (TensorAttribute) attribute).toList();
         this.documents = new SerializedDocuments(types, vectorAttributes.stream().map(Attribute::name).collect(Collectors.toSet()));
         for (IndexschemaConfig.Indexfield field : schema.indexSchema().indexfield()) {
-            if (field.datatype() != IndexschemaConfig.Indexfield.Datatype.STRING || field.collectiontype() != IndexschemaConfig.Indexfield.Collectiontype.SINGLE)
-                throw new IllegalArgumentException("Index field '" + field.name() + "' of '" + type.getName() + "': only single-value string index fields are supported");
+            if (field.datatype() != IndexschemaConfig.Indexfield.Datatype.STRING)
+                throw new IllegalArgumentException("Index field '" + field.name() + "' of '" + type.getName() + "': only string index fields are supported");
             indexes.put(field.name(), new TextIndex(field.name()));
         }
         for (IndexschemaConfig.Fieldset fieldset : schema.indexSchema().fieldset())

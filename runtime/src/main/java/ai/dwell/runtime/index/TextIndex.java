@@ -16,7 +16,9 @@ import java.util.Map;
 
 /**
  * The inverted index of one indexed string field: term → postings (local ids with the positions
- * where the term occurs), plus each document's field length in terms, for bm25.
+ * where the term occurs), plus each document's field length in terms, for bm25. A multi-value field (array or
+ * weighted set of strings) indexes the terms of every element, its elements' positions one after the other with
+ * {@link #ELEMENT_GAP} between them, and its length is the sum of its elements' (weights are not kept).
  * Terms are the TERM annotations of the linguistics span tree that the indexing script produced
  * (the annotation's value where it has one, else the annotated text), lowercased.
  *
@@ -74,12 +76,21 @@ public final class TextIndex {
     /** Indexes the value of the field for the local id (replacing any earlier value). */
     public void insert(int lid, FieldValue value) {
         remove(lid);
-        if ( ! (value instanceof StringFieldValue string)) return;
-        List<Token> tokens = tokens(string);
         Map<String, List<Integer>> occurrences = new HashMap<>();
-        for (Token token : tokens)
-            occurrences.computeIfAbsent(token.term(), k -> new ArrayList<>()).add(token.position());
-        int length = tokens.isEmpty() ? 0 : tokens.get(tokens.size() - 1).position() + 1;
+        int length = 0;
+        if (value instanceof StringFieldValue string) {
+            length = addTokens(string, 0, occurrences);
+        }
+        else if (value instanceof com.yahoo.document.datatypes.CollectionFieldValue<?> elements) { // array or weighted set of strings
+            int start = 0;
+            for (var values = elements.fieldValueIterator(); values.hasNext(); ) {
+                if ( ! (values.next() instanceof StringFieldValue string)) continue;
+                int elementLength = addTokens(string, start, occurrences);
+                length += elementLength;
+                start += elementLength + ELEMENT_GAP;
+            }
+        }
+        else return;
         Postings[] documentTerms = occurrences.isEmpty() ? NO_TERMS : new Postings[occurrences.size()];
         int next = 0;
         for (var entry : occurrences.entrySet()) {
@@ -196,6 +207,20 @@ public final class TextIndex {
         }
         for (int lid = indexed.nextSetBit(0); lid >= 0; lid = indexed.nextSetBit(lid + 1))
             if (termsOf[lid] == null) termsOf[lid] = NO_TERMS;
+    }
+
+    /**
+     * The positions between the elements of a multi-value field: a phrase never spans two elements. Vespa keeps an
+     * element id with each position; here element i's positions follow element i-1's after this gap.
+     */
+    static final int ELEMENT_GAP = 1;
+
+    /** Adds the string's tokens at positions from start on; returns its length (its last position + 1 - start). */
+    private static int addTokens(StringFieldValue string, int start, Map<String, List<Integer>> occurrences) {
+        List<Token> tokens = tokens(string);
+        for (Token token : tokens)
+            occurrences.computeIfAbsent(token.term(), k -> new ArrayList<>()).add(start + token.position());
+        return tokens.isEmpty() ? 0 : tokens.get(tokens.size() - 1).position() + 1;
     }
 
     /** The distinct positions, ascending (tokens come in position order); a shared array for one low position. */
