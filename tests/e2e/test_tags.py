@@ -300,3 +300,6 @@ def test_an_array_or_weighted_set_of_strings_is_an_index_field_of_all_its_elemen
             spans += len(expected(lambda f: any(words(a)[-1:] + words(b)[:1] == phrase for a, b in zip(f["notes"], f["notes"][1:]))))
     assert spans > 0, "the draw has phrases across two elements, which must not match"
     assert found('notes contains "nothing-like-it"') == []
+    assert found('weightedSet(notes, {"Tech": 1, "art": 2})') == expected(
+        lambda f: any({"tech", "art"} & set(words(n)) for n in f["notes"])) != []
+    assert found('weightedSet(keywords, {"food": 1})') == expected(lambda f: "food" in f["keywords"]) != []

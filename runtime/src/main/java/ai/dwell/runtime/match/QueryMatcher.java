@@ -234,6 +234,14 @@ public final class QueryMatcher {
     private DocIdIterator in(QueryItem.In in) {
         List<DocIdIterator> iterators = new ArrayList<>();
         for (String field : fields(in.index())) {
+            Optional<TextIndex> text = index.index(field);
+            if (text.isPresent()) { // weightedSet or in on an indexed field: the documents with any of the terms
+                for (String word : in.words()) {
+                    TextIndex.Postings postings = text.get().postings(word);
+                    if (postings != null) iterators.add(new PostingListIterator(postings.documents()));
+                }
+                continue;
+            }
             Optional<Attribute> attribute = index.attribute(field);
             if (attribute.isEmpty()) continue; // not a field of this document type: no hits here, as proton
             for (String word : in.words()) iterators.add(attributeTerm(attribute.get(), field, word));
