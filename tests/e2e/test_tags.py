@@ -303,3 +303,32 @@ def test_an_array_or_weighted_set_of_strings_is_an_index_field_of_all_its_elemen
     assert found('weightedSet(notes, {"Tech": 1, "art": 2})') == expected(
         lambda f: any({"tech", "art"} & set(words(n)) for n in f["notes"])) != []
     assert found('weightedSet(keywords, {"food": 1})') == expected(lambda f: "food" in f["keywords"]) != []
+
+
+def test_dot_product_matches_any_token_and_raw_score_is_the_weighted_sum(runtime: Runtime) -> None:
+    """dotProduct on weighted sets and arrays (of strings and of longs): the items holding any token, rawScore the sum of
+    query weight times the item's weight of the token (its weight in a weighted set, its occurrences in an array)."""
+    topics = {"news": 3, "sport": -2, "tech": 5}
+    tags = {"Art": 7, "food": 1}
+    codes = {"7": 4, "3": 2}
+    where = (f"dotProduct(topics, {json.dumps(topics)}) or dotProduct(tags, {json.dumps(tags)})"
+             f" or dotProduct(codes, {json.dumps(codes)})")
+    result = search(yql=f"select * from item where {where}", ranking="raw_score", hits=400)
+    assert "errors" not in result["root"], result["root"]["errors"]
+    hits = result["root"]["children"]
+
+    def raw(f: dict) -> tuple[float, float, float]:
+        return (sum(w * f["topics"].get(k, 0) for k, w in topics.items()),
+                sum(w * sum(1 for t in f["tags"] if t.lower() == k.lower()) for k, w in tags.items()),
+                sum(w * f["codes"].get(k, 0) for k, w in codes.items()))
+
+    assert sorted(hit["fields"]["name"] for hit in hits) == expected(
+        lambda f: bool(set(topics) & set(f["topics"]) or {k.lower() for k in tags} & {t.lower() for t in f["tags"]}
+                       or set(codes) & set(f["codes"])))
+    assert any(raw(FED[hit["fields"]["name"]])[0] < 0 for hit in hits) and any(raw(FED[hit["fields"]["name"]])[1] > 7 for hit in hits)
+    for hit in hits:
+        topic_score, tag_score, code_score = raw(FED[hit["fields"]["name"]])
+        features = hit["fields"]["matchfeatures"]
+        assert (features["rawScore(topics)"], features["rawScore(tags)"], features["rawScore(codes)"]) == (
+            topic_score, tag_score, code_score), hit["fields"]["name"]
+        assert hit["relevance"] == pytest.approx(topic_score + 0.001 * tag_score)

@@ -87,6 +87,7 @@ public final class QueryMatcher {
         if (item instanceof QueryItem.Range range) return range(range);
         if (item instanceof QueryItem.Phrase phrase) return phrase(phrase, ranked);
         if (item instanceof QueryItem.In in) return in(in);
+        if (item instanceof QueryItem.DotProduct dotProduct) return dotProduct(dotProduct, ranked);
         if (item instanceof QueryItem.Prefix prefix)
             return stringValues(prefix.index(), "prefix", (attribute, result) -> attribute.matchPrefix(prefix.prefix(), active, result));
         if (item instanceof QueryItem.Regexp regexp)
@@ -229,6 +230,15 @@ public final class QueryMatcher {
             iterators.add(new BitSetIterator(result));
         }
         return union(iterators);
+    }
+
+    /** dotProduct: matched as in (any of the tokens); its tokens, with their weights, are ranked terms for rawScore. */
+    private DocIdIterator dotProduct(QueryItem.DotProduct dotProduct, boolean ranked) {
+        if (ranked && dotProduct.ranked())
+            for (String field : fields(dotProduct.index()))
+                for (int i = 0; i < dotProduct.tokens().size(); i++)
+                    terms.add(new QueryTerm(field, dotProduct.tokens().get(i), dotProduct.weights().get(i), QueryTerm.Kind.DOT_PRODUCT));
+        return in(new QueryItem.In(dotProduct.index(), dotProduct.tokens()));
     }
 
     private DocIdIterator in(QueryItem.In in) {

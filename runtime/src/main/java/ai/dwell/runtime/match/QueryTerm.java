@@ -2,7 +2,16 @@ package ai.dwell.runtime.match;
 
 /**
  * A term of the query that ranking sees: the field it was searched in (after fieldset expansion),
- * the term as indexed (lowercased for text fields), and its weight.
+ * the term as indexed (lowercased for text fields), its weight, and its kind: a plain term, or a token of a
+ * dotProduct item (its weight the token's, for rawScore).
  */
-public record QueryTerm(String field, String term, int weight) {
+public record QueryTerm(String field, String term, int weight, Kind kind) {
+
+    public enum Kind { TERM, DOT_PRODUCT }
+
+    /** A plain term. */
+    public QueryTerm(String field, String term, int weight) { this(field, term, weight, Kind.TERM); }
+
+    public boolean isPlain() { return kind == Kind.TERM; }
+
 }

@@ -44,6 +44,7 @@ final class AttributeMatchNode extends ScalarNode {
         this.output = output;
         this.maxWeight = maxWeight;
         this.fieldCompletenessImportance = fieldCompletenessImportance;
+        terms = terms.stream().filter(QueryTerm::isPlain).toList();
         List<QueryTerm> mine = terms.stream().filter(term -> term.field().equals(attribute.name())).toList();
         words = mine.stream().map(QueryTerm::term).toArray(String[]::new);
         termWeights = mine.stream().mapToInt(QueryTerm::weight).toArray();

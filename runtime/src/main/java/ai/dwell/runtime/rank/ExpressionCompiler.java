@@ -150,10 +150,22 @@ final class ExpressionCompiler {
             case "onnx", "onnxModel" -> onnx(feature);
             case "random" -> random(feature);
             case "attributeMatch" -> attributeMatch(feature);
+            case "rawScore" -> rawScore(feature);
             default -> throw unsupported(feature.arguments().isEmpty() && feature.output() == null
                                          ? "'" + name + "' is neither a function of the profile nor a feature this content engine supports"
                                          : "feature '" + feature + "' is not supported by this content engine");
         };
+    }
+
+    /** rawScore(name): what the query's dotProduct items on a multi-value attribute give each document. */
+    private Node rawScore(FeatureName feature) {
+        if (feature.arguments().size() != 1 || feature.output() != null)
+            throw unsupported("feature '" + feature + "': rawScore takes the name of a field");
+        String name = feature.argument();
+        if ( ! (index.attribute(name).orElse(null) instanceof MultiValueAttribute multi))
+            throw unsupported("feature '" + feature + "' is not supported by this content engine: only rawScore of an array or weighted set attribute " +
+                              "(the dotProduct raw score; index fields do not keep their elements' weights here)");
+        return termsRead(new RawScoreNode(multi, terms.stream().filter(t -> t.kind() == QueryTerm.Kind.DOT_PRODUCT && t.field().equals(name)).toList()));
     }
 
     /** attributeMatch(name) and its outputs, as proton computes them; significance and importance (term significance) are refused. */

@@ -26,7 +26,7 @@ final class TextFeatures {
             this.k1 = k1;
             this.b = b;
             this.averageLength = Math.max(1e-9, index.averageFieldLength());
-            List<QueryTerm> mine = terms.stream().filter(t -> t.field().equals(index.field())).toList();
+            List<QueryTerm> mine = terms.stream().filter(t -> t.isPlain() && t.field().equals(index.field())).toList();
             this.postings = new TextIndex.Postings[mine.size()];
             this.idf = new double[mine.size()];
             int n = index.documentCount();
@@ -73,7 +73,7 @@ final class TextFeatures {
             private final double[] weights;
             private final double total;
             Bm25Like(TextIndex index, List<QueryTerm> terms) {
-                List<QueryTerm> mine = terms.stream().filter(t -> t.field().equals(index.field())).toList();
+                List<QueryTerm> mine = terms.stream().filter(t -> t.isPlain() && t.field().equals(index.field())).toList();
                 postings = new TextIndex.Postings[mine.size()];
                 weights = new double[mine.size()];
                 double sum = 0;

@@ -48,6 +48,14 @@ public final class ProtobufQueryTree {
                                                                  item.getItemWeightedSetOfString().getWeightedStringsList().stream().map(SearchProtocol.PureWeightedString::getValue).toList());
             case ITEM_WEIGHTED_SET_OF_LONG -> new QueryItem.In(item.getItemWeightedSetOfLong().getProperties().getIndex(),
                                                                item.getItemWeightedSetOfLong().getWeightedLongsList().stream().map(w -> Long.toString(w.getValue())).toList());
+            case ITEM_DOT_PRODUCT_OF_STRING -> new QueryItem.DotProduct(item.getItemDotProductOfString().getProperties().getIndex(),
+                    item.getItemDotProductOfString().getWeightedStringsList().stream().map(SearchProtocol.PureWeightedString::getValue).toList(),
+                    item.getItemDotProductOfString().getWeightedStringsList().stream().map(SearchProtocol.PureWeightedString::getWeight).toList(),
+                    ! item.getItemDotProductOfString().getProperties().getDoNotRank());
+            case ITEM_DOT_PRODUCT_OF_LONG -> new QueryItem.DotProduct(item.getItemDotProductOfLong().getProperties().getIndex(),
+                    item.getItemDotProductOfLong().getWeightedLongsList().stream().map(w -> Long.toString(w.getValue())).toList(),
+                    item.getItemDotProductOfLong().getWeightedLongsList().stream().map(SearchProtocol.PureWeightedLong::getWeight).toList(),
+                    ! item.getItemDotProductOfLong().getProperties().getDoNotRank());
             case ITEM_NEAREST_NEIGHBOR -> nearestNeighbor(item.getItemNearestNeighbor());
             case ITEM_SUBSTRING_TERM -> substring(item.getItemSubstringTerm().getProperties().getIndex());
             case ITEM_PREFIX_TERM -> new QueryItem.Prefix(item.getItemPrefixTerm().getProperties().getIndex(), item.getItemPrefixTerm().getWord(),

@@ -92,6 +92,14 @@ public sealed interface QueryItem {
         public Phrase { words = List.copyOf(words); }
     }
 
+    /**
+     * dotProduct: the documents holding any of the tokens; their raw score (rawScore) is the sum over the tokens they
+     * hold of the token's weight times the document's weight of it.
+     */
+    record DotProduct(String index, List<String> tokens, List<Integer> weights, boolean ranked) implements QueryItem {
+        public DotProduct { tokens = List.copyOf(tokens); weights = List.copyOf(weights); }
+    }
+
     /** Documents whose attribute holds any of the terms (STRING_IN and NUMERIC_IN). */
     record In(String index, List<String> words) implements QueryItem {
         public In { words = List.copyOf(words); }
