@@ -332,3 +332,26 @@ def test_dot_product_matches_any_token_and_raw_score_is_the_weighted_sum(runtime
         assert (features["rawScore(topics)"], features["rawScore(tags)"], features["rawScore(codes)"]) == (
             topic_score, tag_score, code_score), hit["fields"]["name"]
         assert hit["relevance"] == pytest.approx(topic_score + 0.001 * tag_score)
+
+
+def test_the_dot_product_feature_of_a_weighted_set_and_of_an_array(runtime: Runtime) -> None:
+    """dotProduct(name, vector) with the vector a rank property of the query: {key:weight} for a weighted set, [v0 v1 ..]
+    for an array (by element index); 0 where the query gives no vector."""
+    interest = {"news": 2, "Sport": -1.5}  # the topics' keys are lowercase; the attribute is uncased
+    scale = [1, 10, 100]
+    result = search(yql="select * from item where true", ranking="dot_product", hits=400, **{
+        "ranking.properties.dotProduct.interest": "{" + ",".join(f"{k}:{v}" for k, v in interest.items()) + "}",
+        "ranking.properties.dotProduct.scale": "[" + " ".join(map(str, scale)) + "]"})
+    assert "errors" not in result["root"], result["root"]["errors"]
+    hits = result["root"]["children"]
+    assert len(hits) == len(FED)
+    for hit in hits:
+        f = FED[hit["fields"]["name"]]
+        topics = sum(w * f["topics"].get(k.lower(), 0) for k, w in interest.items())
+        sizes = sum(v * s for v, s in zip(f["sizes"], scale))
+        features = hit["fields"]["matchfeatures"]
+        assert features["dotProduct(topics,interest)"] == pytest.approx(topics), hit["fields"]["name"]
+        assert features["dotProduct(sizes,scale)"] == pytest.approx(sizes), hit["fields"]["name"]
+        assert features["dotProduct(codes,interest)"] == 0  # no key of the vector is a number
+        assert hit["relevance"] == pytest.approx(topics + sizes)
+    assert len({hit["relevance"] for hit in hits}) > 10

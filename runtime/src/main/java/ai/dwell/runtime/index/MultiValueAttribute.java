@@ -60,6 +60,9 @@ public final class MultiValueAttribute extends Attribute {
 
     public Collection collection() { return collection; }
 
+    /** The type of the elements. */
+    public Elements elements() { return elements; }
+
     @Override
     public void set(int lid, FieldValue value) {
         clear(lid);

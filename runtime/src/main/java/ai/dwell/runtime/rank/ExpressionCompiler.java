@@ -151,10 +151,22 @@ final class ExpressionCompiler {
             case "random" -> random(feature);
             case "attributeMatch" -> attributeMatch(feature);
             case "rawScore" -> rawScore(feature);
+            case "dotProduct" -> dotProduct(feature);
             default -> throw unsupported(feature.arguments().isEmpty() && feature.output() == null
                                          ? "'" + name + "' is neither a function of the profile nor a feature this content engine supports"
                                          : "feature '" + feature + "' is not supported by this content engine");
         };
+    }
+
+    /** dotProduct(name, vector) of an array or weighted set attribute and the query's rank property dotProduct.vector. */
+    private Node dotProduct(FeatureName feature) {
+        if (feature.arguments().size() != 2 || feature.output() != null && ! feature.output().equals("scalar"))
+            throw unsupported("feature '" + feature + "': dotProduct takes an attribute and the name of a query vector");
+        String name = feature.arguments().get(0), vector = feature.arguments().get(1);
+        if ( ! (index.attribute(name).orElse(null) instanceof MultiValueAttribute multi))
+            throw unsupported("feature '" + feature + "': '" + name + "' is not an array or weighted set attribute of '" + index.name() + "'");
+        Optional<String> value = query.string("dotProduct." + vector).filter(v -> ! v.isBlank());
+        return value.isEmpty() ? new ScalarNode.Constant(0) : new DotProductFeatureNode(multi, value.get());
     }
 
     /** rawScore(name): what the query's dotProduct items on a multi-value attribute give each document. */
