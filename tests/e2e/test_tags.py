@@ -347,7 +347,7 @@ def test_the_dot_product_feature_of_a_weighted_set_and_of_an_array(runtime: Runt
     assert len(hits) == len(FED)
     for hit in hits:
         # each item as it is now (an earlier test updates one), from its summary
-        f = {"topics": hit["fields"].get("topics", {}), "sizes": hit["fields"].get("sizes", [])}
+        f = {"topics": hit["fields"].get("topics") or {}, "sizes": hit["fields"].get("sizes") or []}
         topics = sum(w * f["topics"].get(k.lower(), 0) for k, w in interest.items())
         sizes = sum(v * s for v, s in zip(f["sizes"], scale))
         features = hit["fields"]["matchfeatures"]
