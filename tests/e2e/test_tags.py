@@ -356,3 +356,34 @@ def test_the_dot_product_feature_of_a_weighted_set_and_of_an_array(runtime: Runt
         assert features["dotProduct(codes,interest)"] == 0  # no key of the vector is a number
         assert hit["relevance"] == pytest.approx(topics + sizes)
     assert len({hit["relevance"] for hit in hits}) > 10
+
+
+def test_wand_keeps_the_best_dot_products_and_ranks_by_them(runtime: Runtime) -> None:
+    """wand on a weighted set: every hit holds a token and scores above 0 (the threshold only rises), the best
+    targetHits by dot product are among the hits, and rawScore is the dot product. With targetHits above the number
+    of items that score, it returns exactly those."""
+    tokens = {"news": 3, "tech": 2, "sport": 1}
+
+    def run(target: int) -> list[dict]:
+        result = search(yql=f"select * from item where {{targetHits: {target}}}wand(topics, {json.dumps(tokens)})",
+                        ranking="raw_score", hits=400)
+        assert "errors" not in result["root"], result["root"]["errors"]
+        return result["root"].get("children", [])
+
+    def score(topics: dict) -> int:
+        return sum(w * topics.get(k, 0) for k, w in tokens.items())
+
+    current = {hit["fields"]["name"]: hit["fields"].get("topics") or {}
+               for hit in search(yql="select * from item where true", hits=400)["root"]["children"]}
+    scoring = sorted((i for i, t in current.items() if score(t) > 0), key=lambda i: -score(current[i]))
+    assert len(scoring) > 8
+    everything = run(400)
+    assert sorted(hit["fields"]["name"] for hit in everything) == sorted(scoring)
+    for hit in everything:
+        assert hit["fields"]["matchfeatures"]["rawScore(topics)"] == score(current[hit["fields"]["name"]])
+    few = run(3)
+    names = {hit["fields"]["name"] for hit in few}
+    assert names <= set(scoring)
+    third = score(current[scoring[2]])
+    assert {i for i in scoring if score(current[i]) > third} <= names
+    assert len(names) < len(scoring), "the threshold rose and kept some scoring items out"

@@ -88,6 +88,7 @@ public final class QueryMatcher {
         if (item instanceof QueryItem.Phrase phrase) return phrase(phrase, ranked);
         if (item instanceof QueryItem.In in) return in(in);
         if (item instanceof QueryItem.DotProduct dotProduct) return dotProduct(dotProduct, ranked);
+        if (item instanceof QueryItem.Wand wand) return new BitSetIterator(wand(wand, ranked, active));
         if (item instanceof QueryItem.Prefix prefix)
             return stringValues(prefix.index(), "prefix", (attribute, result) -> attribute.matchPrefix(prefix.prefix(), active, result));
         if (item instanceof QueryItem.Regexp regexp)
@@ -119,6 +120,7 @@ public final class QueryMatcher {
             if ( ! evaluatedLast(child)) result = intersection(result, iterator(child, ranked, result));
         for (QueryItem child : children)
             if (child instanceof QueryItem.WeakAnd weakAnd) result = intersection(result, new BitSetIterator(weakAnd(weakAnd, ranked, result)));
+            else if (child instanceof QueryItem.Wand wand) result = intersection(result, new BitSetIterator(wand(wand, ranked, result)));
         BitSet filter = result;
         for (QueryItem child : children)
             if (child instanceof QueryItem.NearestNeighbor nearestNeighbor)
@@ -131,12 +133,12 @@ public final class QueryMatcher {
     }
 
     private static boolean evaluatedLast(QueryItem item) {
-        return item instanceof QueryItem.WeakAnd || item instanceof QueryItem.NearestNeighbor;
+        return item instanceof QueryItem.WeakAnd || item instanceof QueryItem.Wand || item instanceof QueryItem.NearestNeighbor;
     }
 
     /** Whether the item or anything below it reads its candidates (weakAnd, nearestNeighbor). */
     private static boolean needsCandidates(QueryItem item) {
-        if (item instanceof QueryItem.WeakAnd || item instanceof QueryItem.NearestNeighbor) return true;
+        if (item instanceof QueryItem.WeakAnd || item instanceof QueryItem.Wand || item instanceof QueryItem.NearestNeighbor) return true;
         List<QueryItem> children = item instanceof QueryItem.And and ? and.children()
                                  : item instanceof QueryItem.AndNot andNot ? andNot.children()
                                  : item instanceof QueryItem.Rank rank ? rank.children()
@@ -239,6 +241,22 @@ public final class QueryMatcher {
                 for (int i = 0; i < dotProduct.tokens().size(); i++)
                     terms.add(new QueryTerm(field, dotProduct.tokens().get(i), dotProduct.weights().get(i), QueryTerm.Kind.DOT_PRODUCT));
         return in(new QueryItem.In(dotProduct.index(), dotProduct.tokens()));
+    }
+
+    /** wand on an array or weighted set attribute: see {@link ParallelWand}; its tokens are ranked terms for rawScore. */
+    private BitSet wand(QueryItem.Wand wand, boolean ranked, BitSet candidates) {
+        List<String> fields = fields(wand.index());
+        if (fields.size() != 1 || ! (index.attribute(fields.get(0)).orElse(null) instanceof ai.dwell.runtime.index.MultiValueAttribute attribute)) {
+            if (fields.stream().allMatch(field -> index.attribute(field).isEmpty() && index.index(field).isEmpty())) return new BitSet(); // not of this type
+            throw new UnsupportedQueryException("wand on '" + wand.index() + "' is not supported by this content engine: only on one array or weighted set attribute");
+        }
+        if (ranked && wand.ranked())
+            for (int i = 0; i < wand.tokens().size(); i++)
+                terms.add(new QueryTerm(fields.get(0), wand.tokens().get(i), wand.weights().get(i), QueryTerm.Kind.DOT_PRODUCT));
+        BitSet holding = in(new QueryItem.In(wand.index(), wand.tokens())).toBitSet();
+        holding.and(candidates);
+        holding.and(active);
+        return ParallelWand.match(holding, attribute, wand.tokens(), wand.weights(), wand.targetHits(), wand.scoreThreshold(), wand.thresholdBoostFactor());
     }
 
     private DocIdIterator in(QueryItem.In in) {

@@ -100,6 +100,15 @@ public sealed interface QueryItem {
         public DotProduct { tokens = List.copyOf(tokens); weights = List.copyOf(weights); }
     }
 
+    /**
+     * wand (parallel weak and): of the documents holding any of the tokens, those whose dot product beats the running
+     * threshold (see ai.dwell.runtime.match.ParallelWand); their raw score is the dot product.
+     */
+    record Wand(String index, List<String> tokens, List<Integer> weights, int targetHits, double scoreThreshold,
+                double thresholdBoostFactor, boolean ranked) implements QueryItem {
+        public Wand { tokens = List.copyOf(tokens); weights = List.copyOf(weights); }
+    }
+
     /** Documents whose attribute holds any of the terms (STRING_IN and NUMERIC_IN). */
     record In(String index, List<String> words) implements QueryItem {
         public In { words = List.copyOf(words); }
