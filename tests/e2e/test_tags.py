@@ -387,3 +387,21 @@ def test_wand_keeps_the_best_dot_products_and_ranks_by_them(runtime: Runtime) ->
     third = score(current[scoring[2]])
     assert {i for i in scoring if score(current[i]) > third} <= names
     assert len(names) < len(scoring), "the threshold rose and kept some scoring items out"
+
+
+def test_item_raw_score_is_the_labelled_items_dot_product(runtime: Runtime) -> None:
+    """itemRawScore(label): the raw score of the one item labelled so; two dotProducts on the same field keep apart."""
+    first, second = {"news": 3, "tech": -1}, {"news": 10, "food": 2}
+    where = (f'({{label: "first"}}dotProduct(topics, {json.dumps(first)}))'
+             f' or ({{label: "second"}}dotProduct(topics, {json.dumps(second)}))')
+    result = search(yql=f"select * from item where {where}", ranking="item_raw_score", hits=400)
+    assert "errors" not in result["root"], result["root"]["errors"]
+    hits = result["root"]["children"]
+    assert hits
+    for hit in hits:
+        topics = hit["fields"].get("topics") or {}
+        a = sum(w * topics.get(k, 0) for k, w in first.items())
+        b = sum(w * topics.get(k, 0) for k, w in second.items())
+        features = hit["fields"]["matchfeatures"]
+        assert (features["itemRawScore(first)"], features["itemRawScore(second)"], features["itemRawScore(absent)"]) == (a, b, 0)
+        assert hit["relevance"] == pytest.approx(a + 0.001 * b)

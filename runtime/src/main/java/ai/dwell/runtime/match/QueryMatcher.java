@@ -239,7 +239,7 @@ public final class QueryMatcher {
         if (ranked && dotProduct.ranked())
             for (String field : fields(dotProduct.index()))
                 for (int i = 0; i < dotProduct.tokens().size(); i++)
-                    terms.add(new QueryTerm(field, dotProduct.tokens().get(i), dotProduct.weights().get(i), QueryTerm.Kind.DOT_PRODUCT));
+                    terms.add(new QueryTerm(field, dotProduct.tokens().get(i), dotProduct.weights().get(i), QueryTerm.Kind.DOT_PRODUCT, dotProduct.uniqueId()));
         return in(new QueryItem.In(dotProduct.index(), dotProduct.tokens()));
     }
 
@@ -252,7 +252,7 @@ public final class QueryMatcher {
         }
         if (ranked && wand.ranked())
             for (int i = 0; i < wand.tokens().size(); i++)
-                terms.add(new QueryTerm(fields.get(0), wand.tokens().get(i), wand.weights().get(i), QueryTerm.Kind.DOT_PRODUCT));
+                terms.add(new QueryTerm(fields.get(0), wand.tokens().get(i), wand.weights().get(i), QueryTerm.Kind.DOT_PRODUCT, wand.uniqueId()));
         BitSet holding = in(new QueryItem.In(wand.index(), wand.tokens())).toBitSet();
         holding.and(candidates);
         holding.and(active);

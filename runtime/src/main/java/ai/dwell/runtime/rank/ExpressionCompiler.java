@@ -151,6 +151,7 @@ final class ExpressionCompiler {
             case "random" -> random(feature);
             case "attributeMatch" -> attributeMatch(feature);
             case "rawScore" -> rawScore(feature);
+            case "itemRawScore" -> itemRawScore(feature);
             case "dotProduct" -> dotProduct(feature);
             default -> throw unsupported(feature.arguments().isEmpty() && feature.output() == null
                                          ? "'" + name + "' is neither a function of the profile nor a feature this content engine supports"
@@ -167,6 +168,23 @@ final class ExpressionCompiler {
             throw unsupported("feature '" + feature + "': '" + name + "' is not an array or weighted set attribute of '" + index.name() + "'");
         Optional<String> value = query.string("dotProduct." + vector).filter(v -> ! v.isBlank());
         return value.isEmpty() ? new ScalarNode.Constant(0) : new DotProductFeatureNode(multi, value.get());
+    }
+
+    /**
+     * itemRawScore(label): the raw score of the dotProduct or wand item the query labels so (its unique id in the rank
+     * property vespa.label.label.id), on a multi-value attribute; 0 without such an item.
+     */
+    private Node itemRawScore(FeatureName feature) {
+        if (feature.arguments().size() != 1 || feature.output() != null)
+            throw unsupported("feature '" + feature + "': itemRawScore takes a label");
+        Optional<Integer> id = query.string("vespa.label." + feature.argument() + ".id").map(Integer::parseInt);
+        List<QueryTerm> tokens = id.isEmpty() ? List.of()
+                : terms.stream().filter(t -> t.kind() == QueryTerm.Kind.DOT_PRODUCT && t.item() == id.get()).toList();
+        if (tokens.isEmpty()) return termsRead(new ScalarNode.Constant(0));
+        String field = tokens.get(0).field();
+        if ( ! (index.attribute(field).orElse(null) instanceof MultiValueAttribute multi))
+            throw unsupported("feature '" + feature + "' is not supported by this content engine: only of an item on an array or weighted set attribute");
+        return termsRead(new RawScoreNode(multi, tokens));
     }
 
     /** rawScore(name): what the query's dotProduct items on a multi-value attribute give each document. */

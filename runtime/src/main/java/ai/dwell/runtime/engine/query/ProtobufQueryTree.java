@@ -51,21 +51,23 @@ public final class ProtobufQueryTree {
             case ITEM_DOT_PRODUCT_OF_STRING -> new QueryItem.DotProduct(item.getItemDotProductOfString().getProperties().getIndex(),
                     item.getItemDotProductOfString().getWeightedStringsList().stream().map(SearchProtocol.PureWeightedString::getValue).toList(),
                     item.getItemDotProductOfString().getWeightedStringsList().stream().map(SearchProtocol.PureWeightedString::getWeight).toList(),
-                    ! item.getItemDotProductOfString().getProperties().getDoNotRank());
+                    ! item.getItemDotProductOfString().getProperties().getDoNotRank(), item.getItemDotProductOfString().getProperties().getUniqueId());
             case ITEM_DOT_PRODUCT_OF_LONG -> new QueryItem.DotProduct(item.getItemDotProductOfLong().getProperties().getIndex(),
                     item.getItemDotProductOfLong().getWeightedLongsList().stream().map(w -> Long.toString(w.getValue())).toList(),
                     item.getItemDotProductOfLong().getWeightedLongsList().stream().map(SearchProtocol.PureWeightedLong::getWeight).toList(),
-                    ! item.getItemDotProductOfLong().getProperties().getDoNotRank());
+                    ! item.getItemDotProductOfLong().getProperties().getDoNotRank(), item.getItemDotProductOfLong().getProperties().getUniqueId());
             case ITEM_STRING_WAND -> new QueryItem.Wand(item.getItemStringWand().getProperties().getIndex(),
                     item.getItemStringWand().getWeightedStringsList().stream().map(SearchProtocol.PureWeightedString::getValue).toList(),
                     item.getItemStringWand().getWeightedStringsList().stream().map(SearchProtocol.PureWeightedString::getWeight).toList(),
                     item.getItemStringWand().getTargetNumHits(), item.getItemStringWand().getScoreThreshold(),
-                    item.getItemStringWand().getThresholdBoostFactor(), ! item.getItemStringWand().getProperties().getDoNotRank());
+                    item.getItemStringWand().getThresholdBoostFactor(), ! item.getItemStringWand().getProperties().getDoNotRank(),
+                    item.getItemStringWand().getProperties().getUniqueId());
             case ITEM_LONG_WAND -> new QueryItem.Wand(item.getItemLongWand().getProperties().getIndex(),
                     item.getItemLongWand().getWeightedLongsList().stream().map(w -> Long.toString(w.getValue())).toList(),
                     item.getItemLongWand().getWeightedLongsList().stream().map(SearchProtocol.PureWeightedLong::getWeight).toList(),
                     item.getItemLongWand().getTargetNumHits(), item.getItemLongWand().getScoreThreshold(),
-                    item.getItemLongWand().getThresholdBoostFactor(), ! item.getItemLongWand().getProperties().getDoNotRank());
+                    item.getItemLongWand().getThresholdBoostFactor(), ! item.getItemLongWand().getProperties().getDoNotRank(),
+                    item.getItemLongWand().getProperties().getUniqueId());
             case ITEM_NEAREST_NEIGHBOR -> nearestNeighbor(item.getItemNearestNeighbor());
             case ITEM_SUBSTRING_TERM -> substring(item.getItemSubstringTerm().getProperties().getIndex());
             case ITEM_PREFIX_TERM -> new QueryItem.Prefix(item.getItemPrefixTerm().getProperties().getIndex(), item.getItemPrefixTerm().getWord(),

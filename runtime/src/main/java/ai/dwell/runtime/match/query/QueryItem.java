@@ -96,7 +96,7 @@ public sealed interface QueryItem {
      * dotProduct: the documents holding any of the tokens; their raw score (rawScore) is the sum over the tokens they
      * hold of the token's weight times the document's weight of it.
      */
-    record DotProduct(String index, List<String> tokens, List<Integer> weights, boolean ranked) implements QueryItem {
+    record DotProduct(String index, List<String> tokens, List<Integer> weights, boolean ranked, int uniqueId) implements QueryItem {
         public DotProduct { tokens = List.copyOf(tokens); weights = List.copyOf(weights); }
     }
 
@@ -105,7 +105,7 @@ public sealed interface QueryItem {
      * threshold (see ai.dwell.runtime.match.ParallelWand); their raw score is the dot product.
      */
     record Wand(String index, List<String> tokens, List<Integer> weights, int targetHits, double scoreThreshold,
-                double thresholdBoostFactor, boolean ranked) implements QueryItem {
+                double thresholdBoostFactor, boolean ranked, int uniqueId) implements QueryItem {
         public Wand { tokens = List.copyOf(tokens); weights = List.copyOf(weights); }
     }
 
