@@ -59,40 +59,47 @@ public class ConfigServer implements AutoCloseable {
     public int port() { return server.getAddress().getPort(); }
 
     private void handle(HttpExchange exchange) throws IOException {
+        // the answer to a failure is written inside the try: try-with-resources closes the exchange before a catch runs
         try (exchange) {
-            String path = exchange.getRequestURI().getPath();
-            String method = exchange.getRequestMethod();
-            var refusal = access.check(method, path, exchange.getRemoteAddress().getAddress().getHostAddress(),
-                                       exchange.getRequestHeaders().getFirst("Authorization"));
-            if (refusal.isPresent()) {
-                discardBody(exchange);
-                respond(exchange, refusal.get().status(), error(refusal.get().status() == 401 ? "UNAUTHORIZED" : "FORBIDDEN",
-                                                                refusal.get().message()));
-                return;
+            try {
+                serve(exchange);
             }
-            if (path.equals("/state/v1/health") && deployments.activating()) { // /status.html only says the process is up
-                respond(exchange, 503, json.createObjectNode().set("status", json.createObjectNode().put("code", "initializing")
-                                                                                .put("message", "loading and indexing the content")));
-            }
-            else if (path.equals("/status.html") || path.equals("/state/v1/health")) {
-                respond(exchange, 200, json.createObjectNode().set("status", json.createObjectNode().put("code", "up")));
-            }
-            else if (path.equals(TENANT + "/prepareandactivate") && method.equals("POST")) {
-                deploy(exchange);
-            }
-            else if (CONVERGE.matcher(path).matches() && method.equals("GET")) {
-                converge(exchange);
-            }
-            else if (path.startsWith("/application/v2/")) {
-                respond(exchange, 404, error("NOT_FOUND", "No " + method + " " + path + " in dwell's runtime"));
-            }
-            else {
-                respond(exchange, 404, error("NOT_FOUND", "Not found: " + path));
+            catch (RuntimeException e) {
+                log.log(Level.WARNING, "Config server request failed", e);
+                respond(exchange, 500, error("INTERNAL_SERVER_ERROR", String.valueOf(e.getMessage())));
             }
         }
-        catch (RuntimeException e) {
-            log.log(Level.WARNING, "Config server request failed", e);
-            respond(exchange, 500, error("INTERNAL_SERVER_ERROR", String.valueOf(e.getMessage())));
+    }
+
+    private void serve(HttpExchange exchange) throws IOException {
+        String path = exchange.getRequestURI().getPath();
+        String method = exchange.getRequestMethod();
+        var refusal = access.check(method, path, exchange.getRemoteAddress().getAddress().getHostAddress(),
+                                   exchange.getRequestHeaders().getFirst("Authorization"));
+        if (refusal.isPresent()) {
+            discardBody(exchange);
+            respond(exchange, refusal.get().status(), error(refusal.get().status() == 401 ? "UNAUTHORIZED" : "FORBIDDEN",
+                                                            refusal.get().message()));
+            return;
+        }
+        if (path.equals("/state/v1/health") && deployments.activating()) { // /status.html only says the process is up
+            respond(exchange, 503, json.createObjectNode().set("status", json.createObjectNode().put("code", "initializing")
+                                                                            .put("message", "loading and indexing the content")));
+        }
+        else if (path.equals("/status.html") || path.equals("/state/v1/health")) {
+            respond(exchange, 200, json.createObjectNode().set("status", json.createObjectNode().put("code", "up")));
+        }
+        else if (path.equals(TENANT + "/prepareandactivate") && method.equals("POST")) {
+            deploy(exchange);
+        }
+        else if (CONVERGE.matcher(path).matches() && method.equals("GET")) {
+            converge(exchange);
+        }
+        else if (path.startsWith("/application/v2/")) {
+            respond(exchange, 404, error("NOT_FOUND", "No " + method + " " + path + " in dwell's runtime"));
+        }
+        else {
+            respond(exchange, 404, error("NOT_FOUND", "Not found: " + path));
         }
     }
 
