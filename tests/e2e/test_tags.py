@@ -45,6 +45,16 @@ def items(seed: int = 7, count: int = 60) -> dict[str, dict]:
             "topics": topics,
             "codes": codes,
         }
+    structs = random.Random(seed + 2)  # its own draw, so the fields above stay as they were
+    for i in range(count):
+        parts = []
+        for _ in range(structs.randrange(4)):
+            part = {"name": structs.choice(WORDS)}
+            if structs.random() < 0.8:  # some parts have no qty: their qty matches nothing
+                part["qty"] = structs.randrange(6)
+            parts.append(part)
+        result[f"i{i}"]["parts"] = parts
+        result[f"i{i}"]["specs"] = {k: structs.choice(["red", "blue", "Big"]) for k in structs.sample(["color", "size", "shape"], structs.randrange(3))}
     notes = random.Random(seed + 1)  # its own draw, so the fields above stay as they were
     for i in range(count):
         result[f"i{i}"]["notes"] = [" ".join(notes.sample(WORDS, 2)) for _ in range(notes.randrange(3))]
@@ -405,3 +415,34 @@ def test_item_raw_score_is_the_labelled_items_dot_product(runtime: Runtime) -> N
         features = hit["fields"]["matchfeatures"]
         assert (features["itemRawScore(first)"], features["itemRawScore(second)"], features["itemRawScore(absent)"]) == (a, b, 0)
         assert hit["relevance"] == pytest.approx(a + 0.001 * b)
+
+
+def test_struct_field_attributes_and_same_element(runtime: Runtime) -> None:
+    """Struct-field attributes of an array of structs and of a map (parts.name, parts.qty, specs.key, specs.value)
+    match as arrays of their values; sameElement matches only where one element matches every condition."""
+    current = {hit["fields"]["name"]: hit["fields"] for hit in search(yql="select * from item where true", hits=400)["root"]["children"]}
+
+    def now(accepts) -> list[str]:
+        return sorted(i for i, f in current.items() if accepts(f))
+
+    def parts(f: dict) -> list[dict]:
+        return f.get("parts") or []
+
+    def specs(f: dict) -> dict:
+        return f.get("specs") or {}
+
+    assert now(lambda f: True) == sorted(FED)
+    for word in ("news", "Art"):
+        assert found(f'parts.name contains "{word}"') == now(lambda f: any(p["name"].lower() == word.lower() for p in parts(f))) != []
+    assert found("parts.qty > 3") == now(lambda f: any(p.get("qty", -1) > 3 for p in parts(f))) != []
+    within = now(lambda f: any(p["name"].lower() == "tech" and p.get("qty", -1) >= 2 for p in parts(f)))
+    apart = now(lambda f: any(p["name"].lower() == "tech" for p in parts(f)) and any(p.get("qty", -1) >= 2 for p in parts(f)))
+    assert found('parts contains sameElement(name contains "tech", qty >= 2)') == within
+    assert len(apart) > len(within), "the draw has items with the two conditions in different elements"
+    assert found('specs.key contains "color"') == now(lambda f: "color" in specs(f)) != []
+    assert found('specs contains sameElement(key contains "size", value contains "big")') == now(
+        lambda f: specs(f).get("size", "").lower() == "big") != []
+    # a changed array changes its struct-field attributes
+    update("i7", {"parts": {"assign": [{"name": "Brand-New", "qty": 42}]}})
+    assert found('parts contains sameElement(name contains "brand-new", qty = 42)') == ["i7"]
+    assert found('parts.name contains "brand-new"') == ["i7"]

@@ -26,7 +26,8 @@ import java.util.HexFormat;
 public final class IndexStateFile {
 
     static final int MAGIC = 0x44574958; // "DWIX"
-    static final int FORMAT_VERSION = 1;
+    /** 2: struct-field attributes hold their values (version 1 left them empty), so a version 1 state is rebuilt. */
+    static final int FORMAT_VERSION = 2;
 
     /** The state file was written for another schema, indexing or format: the type is rebuilt. */
     public static final class MismatchException extends IOException {

@@ -6,6 +6,7 @@ import com.yahoo.document.DocumentType;
 import com.yahoo.document.DocumentTypeManager;
 import com.yahoo.document.GlobalId;
 import com.yahoo.document.ReferenceDataType;
+import com.yahoo.document.datatypes.FieldValue;
 import com.yahoo.document.datatypes.TensorFieldValue;
 import com.yahoo.tensor.TensorType;
 import com.yahoo.vespa.config.search.AttributesConfig;
@@ -109,6 +110,11 @@ public final class DocumentIndex {
         }
     }
 
+    /** The value of the attribute in the document: its field's, or a struct field's values (see {@link StructFieldValues}). */
+    private static FieldValue attributeValue(Document document, String attribute) {
+        return StructFieldValues.isStructField(attribute) ? StructFieldValues.of(document, attribute) : document.getFieldValue(attribute);
+    }
+
     /** Stores or replaces a document (already processed by the indexing script). Returns its local id. */
     public int put(Document document) {
         if ( ! document.getDataType().getName().equals(type.getName()))
@@ -120,7 +126,7 @@ public final class DocumentIndex {
         documents.put(lid, document);
         globalIds[lid] = gid;
         for (Attribute attribute : attributes.values())
-            if ( ! (attribute instanceof ImportedAttribute)) attribute.set(lid, document.getFieldValue(attribute.name()));
+            if ( ! (attribute instanceof ImportedAttribute)) attribute.set(lid, attributeValue(document, attribute.name()));
         for (TextIndex index : indexes.values()) index.insert(lid, document.getFieldValue(index.field()));
         localIds.put(gid, lid);
         active.set(lid);
@@ -145,6 +151,9 @@ public final class DocumentIndex {
         for (String field : changedFields) {
             Attribute attribute = attributes.get(field);
             if (attribute != null && ! (attribute instanceof ImportedAttribute)) attribute.set(lid, document.getFieldValue(field));
+            for (Attribute structField : attributes.values()) // the struct-field attributes of a changed array or map
+                if (StructFieldValues.isStructField(structField.name()) && StructFieldValues.rootField(structField.name()).equals(field))
+                    structField.set(lid, StructFieldValues.of(document, structField.name()));
             TextIndex index = indexes.get(field);
             if (index != null) index.insert(lid, document.getFieldValue(field));
         }

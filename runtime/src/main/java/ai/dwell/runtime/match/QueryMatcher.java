@@ -88,6 +88,7 @@ public final class QueryMatcher {
         if (item instanceof QueryItem.Phrase phrase) return phrase(phrase, ranked);
         if (item instanceof QueryItem.In in) return in(in);
         if (item instanceof QueryItem.DotProduct dotProduct) return dotProduct(dotProduct, ranked);
+        if (item instanceof QueryItem.SameElement sameElement) return new BitSetIterator(SameElementMatcher.match(index, sameElement, this::iteratorOf, active));
         if (item instanceof QueryItem.Wand wand) return new BitSetIterator(wand(wand, ranked, active));
         if (item instanceof QueryItem.Prefix prefix)
             return stringValues(prefix.index(), "prefix", (attribute, result) -> attribute.matchPrefix(prefix.prefix(), active, result));
@@ -242,6 +243,9 @@ public final class QueryMatcher {
                     terms.add(new QueryTerm(field, dotProduct.tokens().get(i), dotProduct.weights().get(i), QueryTerm.Kind.DOT_PRODUCT, dotProduct.uniqueId()));
         return in(new QueryItem.In(dotProduct.index(), dotProduct.tokens()));
     }
+
+    /** The documents an item matches, unranked (for sameElement's children). */
+    private BitSet iteratorOf(QueryItem item) { return iterator(item, false, active).toBitSet(); }
 
     /** wand on an array or weighted set attribute: see {@link ParallelWand}; its tokens are ranked terms for rawScore. */
     private BitSet wand(QueryItem.Wand wand, boolean ranked, BitSet candidates) {

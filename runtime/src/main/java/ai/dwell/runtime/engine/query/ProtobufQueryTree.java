@@ -68,6 +68,8 @@ public final class ProtobufQueryTree {
                     item.getItemLongWand().getTargetNumHits(), item.getItemLongWand().getScoreThreshold(),
                     item.getItemLongWand().getThresholdBoostFactor(), ! item.getItemLongWand().getProperties().getDoNotRank(),
                     item.getItemLongWand().getProperties().getUniqueId());
+            case ITEM_SAME_ELEMENT -> new QueryItem.SameElement(item.getItemSameElement().getProperties().getIndex(),
+                                                                children(item.getItemSameElement().getChildrenList()));
             case ITEM_NEAREST_NEIGHBOR -> nearestNeighbor(item.getItemNearestNeighbor());
             case ITEM_SUBSTRING_TERM -> substring(item.getItemSubstringTerm().getProperties().getIndex());
             case ITEM_PREFIX_TERM -> new QueryItem.Prefix(item.getItemPrefixTerm().getProperties().getIndex(), item.getItemPrefixTerm().getWord(),

@@ -109,6 +109,14 @@ public sealed interface QueryItem {
         public Wand { tokens = List.copyOf(tokens); weights = List.copyOf(weights); }
     }
 
+    /**
+     * sameElement: the documents with one element of the array or map field (index) that all the children match, the
+     * children's indexes being its struct fields (e.g. name, price; key, value).
+     */
+    record SameElement(String index, List<QueryItem> children) implements QueryItem {
+        public SameElement { children = List.copyOf(children); }
+    }
+
     /** Documents whose attribute holds any of the terms (STRING_IN and NUMERIC_IN). */
     record In(String index, List<String> words) implements QueryItem {
         public In { words = List.copyOf(words); }
