@@ -1,6 +1,7 @@
 package ai.dwell.runtime.engine;
 
 import ai.dwell.runtime.format.TensorBytes;
+import ai.dwell.runtime.rank.FeatureBlock;
 import ai.dwell.runtime.rank.RankProgram;
 import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
 import com.google.protobuf.ByteString;
@@ -23,7 +24,7 @@ final class ProtobufReplies {
                                          .setCoverageDocs(0).setActiveDocs(activeDocuments).setTargetActiveDocs(activeDocuments).build();
     }
 
-    /** The reply to a search; computes the hits' match features, so the execution must still be open. */
+    /** The reply to a search. */
     static SearchProtocol.SearchReply search(SearchResult result) {
         var reply = SearchProtocol.SearchReply.newBuilder().setTotalHitCount(result.totalHits())
                                               .setDegradedByMatchPhase(result.degradedByMatchPhase())
@@ -36,22 +37,22 @@ final class ProtobufReplies {
         for (SearchResult.Hit hit : result.hits()) {
             var protoHit = SearchProtocol.Hit.newBuilder().setGlobalId(ByteString.copyFrom(hit.globalId())).setRelevance(hit.relevance());
             if (hit.sortData() != null) protoHit.setSortData(ByteString.copyFrom(hit.sortData()));
-            List<RankProgram.OutputFeature> features = hit.matchFeatures();
-            if ( ! features.isEmpty()) {
+            FeatureBlock features = hit.matchFeatures();
+            if ( ! features.features().isEmpty()) {
                 if ( ! featureNamesSet) {
-                    reply.addAllMatchFeatureNames(features.stream().map(RankProgram.OutputFeature::name).toList());
+                    reply.addAllMatchFeatureNames(features.features().stream().map(RankProgram.OutputFeature::name).toList());
                     featureNamesSet = true;
                 }
-                for (RankProgram.OutputFeature feature : features) protoHit.addMatchFeatures(feature(feature, hit.lid()));
+                for (int f = 0; f < features.features().size(); f++) protoHit.addMatchFeatures(feature(features, f, hit.row()));
             }
             reply.addHits(protoHit);
         }
         return reply.build();
     }
 
-    private static SearchProtocol.Feature feature(RankProgram.OutputFeature feature, int lid) {
-        if (feature.isNumber()) return SearchProtocol.Feature.newBuilder().setNumber(feature.number(lid)).build();
-        return SearchProtocol.Feature.newBuilder().setTensor(ByteString.copyFrom(TensorBytes.encode(feature.tensor(lid)))).build();
+    private static SearchProtocol.Feature feature(FeatureBlock features, int feature, int row) {
+        if (features.isNumber(feature)) return SearchProtocol.Feature.newBuilder().setNumber(features.number(feature, row)).build();
+        return SearchProtocol.Feature.newBuilder().setTensor(ByteString.copyFrom(TensorBytes.encode(features.tensor(feature, row)))).build();
     }
 
     /** The reply to a docsum request: the summaries, as binary Slime. */

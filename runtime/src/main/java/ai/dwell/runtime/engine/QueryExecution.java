@@ -9,6 +9,7 @@ import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.match.MatchPhaseLimiter;
 import ai.dwell.runtime.match.MatchResult;
 import ai.dwell.runtime.match.QueryMatcher;
+import ai.dwell.runtime.rank.FeatureBlock;
 import ai.dwell.runtime.rank.MatchPhaseSettings;
 import ai.dwell.runtime.rank.RankProfile;
 import ai.dwell.runtime.rank.RankProgram;
@@ -18,6 +19,7 @@ import ai.dwell.runtime.rank.UnsupportedFeatureException;
 import ai.dwell.runtime.rank.UnsupportedSettings;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -160,13 +162,32 @@ final class QueryExecution implements AutoCloseable {
             if (trace != null) trace.phase("", "grouping", groupingStart, "");
         }
         byte[] traced = trace != null ? trace.finish() : null;
-        Map<String, List<RankProgram.OutputFeature>> featuresByType = new LinkedHashMap<>();
+        Map<String, FeatureBlock> featuresByType = matchFeatures(page);
+        Map<String, Integer> rowOfType = new HashMap<>();
         List<SearchResult.Hit> hits = new ArrayList<>(page.size());
         for (RankedHit hit : page) {
-            var features = featuresByType.computeIfAbsent(hit.documentType(), type -> programs.get(type).matchFeatures());
-            hits.add(new SearchResult.Hit(node.index(hit.documentType()).globalId(hit.lid()).getRawId(), hit.relevance(), hit.sortData(), hit.lid(), features));
+            int row = rowOfType.merge(hit.documentType(), 1, Integer::sum) - 1;
+            hits.add(new SearchResult.Hit(node.index(hit.documentType()).globalId(hit.lid()).getRawId(), hit.relevance(), hit.sortData(),
+                                          featuresByType.get(hit.documentType()), row));
         }
         return new SearchResult(total, degraded, softTimeout, covered, active, groupingBlob, traced, hits);
+    }
+
+    /** The match features of the page's hits, per document type: computed as one block of that type's hits, in page order. */
+    private Map<String, FeatureBlock> matchFeatures(List<RankedHit> page) {
+        Map<String, int[]> lidsOfType = new LinkedHashMap<>();
+        Map<String, Integer> countOfType = new HashMap<>();
+        for (RankedHit hit : page) {
+            int count = countOfType.merge(hit.documentType(), 1, Integer::sum);
+            int[] lids = lidsOfType.computeIfAbsent(hit.documentType(), __ -> new int[page.size()]);
+            lids[count - 1] = hit.lid();
+        }
+        Map<String, FeatureBlock> blocks = new HashMap<>();
+        lidsOfType.forEach((type, lids) -> {
+            RankProgram program = programs.get(type);
+            blocks.put(type, program.outputs(program.matchFeatures(), lids, countOfType.get(type)));
+        });
+        return blocks;
     }
 
     /** Gives back the borrowed rank programs. */

@@ -1,6 +1,6 @@
 package ai.dwell.runtime.engine;
 
-import ai.dwell.runtime.rank.RankProgram;
+import ai.dwell.runtime.rank.FeatureBlock;
 
 import java.util.List;
 
@@ -16,8 +16,8 @@ record SearchResult(long totalHits, boolean degradedByMatchPhase, boolean degrad
 
     /**
      * One hit: its global id, relevance, sort blob (null unless the query sorts), and the match features of its
-     * rank profile, to be computed for its local id while the execution that ranked it is open.
+     * rank profile: the block computed for the hits of its document type, and its row there.
      */
-    record Hit(byte[] globalId, double relevance, byte[] sortData, int lid, List<RankProgram.OutputFeature> matchFeatures) {}
+    record Hit(byte[] globalId, double relevance, byte[] sortData, FeatureBlock matchFeatures, int row) {}
 
 }

@@ -66,6 +66,7 @@ final class ExpressionCompiler {
     private final Map<String, OnnxNode.Run> onnxRuns = new HashMap<>();
     private final ScalarNode.FirstPhase firstPhase = new ScalarNode.FirstPhase();
     private boolean compilingFirstPhase = false;
+    private boolean readsFirstPhase = false;
     /** The nodes of query(name) features that the profile does not declare in inputs, with their names. */
     private final Map<Node, String> undeclaredQueries = new IdentityHashMap<>();
     /** Whether a compiled node depends on the query's terms (and the index's term statistics at compile time). */
@@ -145,6 +146,7 @@ final class ExpressionCompiler {
             case "closeness", "distance" -> termsRead(NearestNeighborFeatures.of(feature, index, nearestNeighbors, query));
             case "firstPhase" -> {
                 if (compilingFirstPhase) throw unsupported("firstPhase cannot be used in the first-phase expression: it is that expression's value");
+                readsFirstPhase = true;
                 yield firstPhase;
             }
             case "onnx", "onnxModel" -> onnx(feature);
@@ -329,6 +331,9 @@ final class ExpressionCompiler {
     /** Whether what was compiled so far depends on the query terms (text features, nearest-neighbor closeness). */
     boolean readsTerms() { return readsTerms; }
 
+    /** Whether a compiled node reads firstPhase, the first-phase score a block carries. */
+    boolean readsFirstPhase() { return readsFirstPhase; }
+
     /** The clock second now was taken from, if a compiled node uses the clock's now. */
     /** Compiles the first-phase expression, which may not read firstPhase, and makes it what firstPhase reads elsewhere. */
     Node compileFirstPhase(ExpressionNode expression) {
@@ -466,7 +471,9 @@ final class ExpressionCompiler {
                 return new ArithmeticNode(arguments.get(0), arguments.get(1), f == com.yahoo.searchlib.rankingexpression.rule.Function.max ? ArithmeticNode.Kind.MAX : ArithmeticNode.Kind.MIN);
             if (arguments.size() == 2) return new ScalarNode.Binary(arguments.get(0), arguments.get(1), f::evaluate);
         }
-        if (arguments.size() == 1 && arguments.get(0) instanceof VectorNode vector) return new VectorNode.Map(vector, x -> f.evaluate(x, 0));
+        if (arguments.size() == 1 && arguments.get(0) instanceof VectorNode vector)
+            return MathNode.of(f).<Node>map(kind -> new VectorNode.MathMap(vector, kind))
+                           .orElseGet(() -> new VectorNode.Map(vector, x -> f.evaluate(x, 0)));
         return generic(function);
     }
 

@@ -120,6 +120,18 @@ public final class RankProgram {
 
     private double[] secondBlock = new double[0];
 
+    /**
+     * The values of these output features (of this program) for the documents lids[0..count), computed over them as
+     * one block, as the phases are: the hits a query returns get their match features this way.
+     */
+    public FeatureBlock outputs(List<OutputFeature> features, int[] lids, int count) {
+        compiler.restartRandom();
+        batch.start(count); // the phases' batch: nodes know a block by its generation, which only this batch counts
+        System.arraycopy(lids, 0, batch.lids(), 0, count);
+        if (compiler.readsFirstPhase()) firstPhase.numbers(batch, batch.firstPhase());
+        return FeatureBlock.compute(features, batch);
+    }
+
     public List<OutputFeature> matchFeatures() { return outputs(profile.matchFeatures()); }
 
     public List<OutputFeature> summaryFeatures() { return outputs(profile.summaryFeatures()); }

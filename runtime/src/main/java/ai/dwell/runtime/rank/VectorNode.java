@@ -148,6 +148,26 @@ abstract class VectorNode extends Node implements DenseCells {
         }
     }
 
+    /**
+     * One of {@link MathNode}'s functions applied to each cell: a loop per function over the block (a function
+     * called through an interface at every cell is a call the JIT cannot inline where several functions are used).
+     */
+    static final class MathMap extends VectorNode {
+        private final VectorNode input;
+        private final MathNode.Kind kind;
+        MathMap(VectorNode input, MathNode.Kind kind) { super(input.type()); this.input = input; this.kind = kind; }
+        @Override void compute(int lid, double[] out) {
+            double[] x = input.values(lid);
+            System.arraycopy(x, 0, out, 0, x.length);
+            MathNode.applyInPlace(kind, out, x.length);
+        }
+        @Override void compute(Batch batch, double[] out) {
+            int length = size() * batch.count();
+            System.arraycopy(input.cells(batch), 0, out, 0, length);
+            MathNode.applyInPlace(kind, out, length);
+        }
+    }
+
     /** reduce(v, sum) of all cells of a dense value. */
     static final class Sum extends ScalarNode {
         private final DenseCells input;
