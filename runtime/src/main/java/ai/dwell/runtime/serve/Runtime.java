@@ -6,6 +6,7 @@ import ai.dwell.runtime.rank.RankSetupVerifier;
 import ai.dwell.runtime.serve.configserver.Deployments;
 import ai.dwell.runtime.serve.documentapi.DocumentAccesses;
 import ai.dwell.runtime.serve.feed.DocprocRoute;
+import ai.dwell.runtime.serve.feed.FeedBlockingSink;
 import ai.dwell.runtime.serve.feed.FeedPipeline;
 import ai.dwell.runtime.serve.feed.IndexFollower;
 import ai.dwell.runtime.serve.feed.CachingEmbedder;
@@ -26,6 +27,7 @@ import ai.dwell.runtime.serve.container.PackageLinguistics;
 import com.yahoo.language.Linguistics;
 import ai.dwell.runtime.serve.deploy.ApplicationArchive;
 import ai.dwell.runtime.serve.deploy.ContentClusterConfigs;
+import ai.dwell.runtime.serve.deploy.FeedBlocks;
 import ai.dwell.runtime.serve.deploy.InvalidApplicationException;
 import ai.dwell.runtime.serve.deploy.ModelBuilder;
 import ai.dwell.runtime.serve.deploy.PackageServices;
@@ -166,7 +168,8 @@ public class Runtime implements Deployments, AutoCloseable {
         DocumentStore documents = store(documentTypes, types);
         Set<String> globalTypes = new HashSet<>();
         clusters.values().forEach(cluster -> globalTypes.addAll(cluster.globalDocumentTypes()));
-        FeedPipeline pipeline = new FeedPipeline(new StoreSink(documents), types, globalTypes);
+        // Writes the content clusters refuse while their disk is over its limit stop before the store, as in Vespa at the distributors
+        FeedPipeline pipeline = new FeedPipeline(new FeedBlockingSink(new StoreSink(documents), FeedBlocks.of(model, data.store())), types, globalTypes);
         DocumentAccesses.install(pipeline);
         // The content nodes first, holding every document, so that the new container's dispatcher
         // finds them ready on its first ping. Indexing needs the container's linguistics: when the

@@ -81,6 +81,11 @@ public final class DocumentStore implements AutoCloseable {
 
     /** Opens the store in the given directory, recovering what is there. Nothing is written outside it. */
     public DocumentStore(Path directory, DocumentTypeManager types, StoreOptions options) {
+        this(directory, types, options, SegmentFiles.FILE_SYSTEM);
+    }
+
+    /** Opens the store with its log segments in files opened by the given file layer. */
+    DocumentStore(Path directory, DocumentTypeManager types, StoreOptions options, SegmentFiles segmentFiles) {
         this.types = types;
         this.codec = new DocumentCodec(types);
         try {
@@ -92,7 +97,7 @@ public final class DocumentStore implements AutoCloseable {
         try {
             Recovery.Outcome recovered = new Recovery(this.directory, codec, table).run();
             this.clock = new TimestampClock(Clock.systemUTC(), recovered.lastTimestamp());
-            this.transactionLog = new TransactionLog(this.directory, recovered.lastSerial() + 1,
+            this.transactionLog = new TransactionLog(this.directory, segmentFiles, recovered.lastSerial() + 1,
                                                      options.snapshotEveryEntries(), this::snapshotInBackground,
                                                      options.maxBufferedBytes());
             this.snapshotter = new Snapshotter(this.directory, transactionLog, table, recovered.snapshotSerial());

@@ -8,7 +8,12 @@ enum EntryKind {
     /** The removal of a document: its id, as UTF-8. */
     REMOVE(2),
     /** The end of a snapshot: the number of documents in it, as a big-endian long. */
-    END(3);
+    END(3),
+    /**
+     * Serial numbers that were never written (their writes failed, as the disk was full): the first of them, as a
+     * big-endian long; the entry's own serial number is the last of them.
+     */
+    SKIP(4);
 
     private final byte code;
 

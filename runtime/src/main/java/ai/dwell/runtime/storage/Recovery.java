@@ -4,6 +4,7 @@ import ai.dwell.runtime.format.FileHeader;
 import com.yahoo.document.DocumentId;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,8 +62,9 @@ final class Recovery {
                 for (Optional<LogEntry> next = reader.next(); next.isPresent(); next = reader.next()) {
                     LogEntry entry = next.get();
                     if (entry.serial() <= snapshotSerial) continue;
-                    if (entry.serial() != lastSerial + 1)
-                        throw new IOException("Expected serial " + (lastSerial + 1) + " but found " + entry.serial() +
+                    long first = entry.kind() == EntryKind.SKIP ? skippedFrom(entry, file) : entry.serial();
+                    if (first != lastSerial + 1)
+                        throw new IOException("Expected serial " + (lastSerial + 1) + " but found " + first +
                                               " in " + file + ": log entries are missing");
                     apply(entry, file);
                     lastSerial = entry.serial();
@@ -110,8 +112,17 @@ final class Recovery {
                 table.remove(codec.deserializeId(entry.payload()));
                 lastTimestamp = Math.max(lastTimestamp, entry.timestamp());
             }
+            case SKIP -> { } // serials never written: their writes failed
             default -> throw new IOException("Unexpected " + entry.kind() + " entry in " + file);
         }
+    }
+
+    /** The first of the serials a SKIP entry says were never written (its own serial is the last of them). */
+    private static long skippedFrom(LogEntry entry, Path file) throws IOException {
+        if (entry.payload().length != Long.BYTES) throw new IOException("Malformed " + entry.kind() + " entry in " + file);
+        long first = ByteBuffer.wrap(entry.payload()).getLong();
+        if (first > entry.serial()) throw new IOException("Malformed " + entry.kind() + " entry in " + file + ": it skips " + first + " to " + entry.serial());
+        return first;
     }
 
     /** Cuts off the torn tail of the last segment, or deletes it if not even its header is whole. */

@@ -6,7 +6,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.StandardOpenOption;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -21,8 +22,11 @@ import java.util.logging.Logger;
  * the batch's commit actions in serial order. A write is thus durable before its action runs, and one
  * fsync covers every entry that arrived while the previous one was in progress.
  *
- * <p>Once a write or fsync fails, the log fails every pending and later entry: after a failed fsync,
- * what is on disk is unknown.
+ * <p>A batch the disk has no room for fails alone with a {@link StorageFullException}: the segment is cut back to
+ * where that batch began, and the log goes on. The serial numbers of the entries never written are accounted for by
+ * a {@link EntryKind#SKIP} entry in front of the next batch that is written, so that recovery still finds every
+ * serial number. Once any other write, or an fsync, fails, the log fails every pending and later entry: after a
+ * failed fsync, what is on disk is unknown.
  */
 final class TransactionLog implements AutoCloseable {
 
@@ -38,6 +42,7 @@ final class TransactionLog implements AutoCloseable {
     private static final Logger log = Logger.getLogger(TransactionLog.class.getName());
 
     private final DataDirectory directory;
+    private final SegmentFiles segmentFiles;
     private final long segmentEntryLimit;
     private final Runnable onSegmentFull;
     private final int maxBufferedBytes;
@@ -56,8 +61,12 @@ final class TransactionLog implements AutoCloseable {
     // Owned by the commit thread
     private Batch spare = new Batch();
     private FileChannel segment;
+    private long segmentLength; // what was written and forced to the segment, its header included
     private long lastWrittenSerial;
     private long entriesInSegment;
+    private long firstSkippedSerial = -1; // serials from here to the last of the failed batches were never written
+    private long lastSkippedSerial = -1;
+    private final ByteBuffer skip = ByteBuffer.allocate(EntryFormat.encodedSize(Long.BYTES));
 
     /**
      * Starts a new segment at the given serial number and the commit thread.
@@ -68,13 +77,20 @@ final class TransactionLog implements AutoCloseable {
      */
     TransactionLog(DataDirectory directory, long nextSerial, long segmentEntryLimit, Runnable onSegmentFull,
                    int maxBufferedBytes) throws IOException {
+        this(directory, SegmentFiles.FILE_SYSTEM, nextSerial, segmentEntryLimit, onSegmentFull, maxBufferedBytes);
+    }
+
+    TransactionLog(DataDirectory directory, SegmentFiles segmentFiles, long nextSerial, long segmentEntryLimit, Runnable onSegmentFull,
+                   int maxBufferedBytes) throws IOException {
         this.directory = directory;
+        this.segmentFiles = segmentFiles;
         this.nextSerial = nextSerial;
         this.lastWrittenSerial = nextSerial - 1;
         this.segmentEntryLimit = segmentEntryLimit;
         this.onSegmentFull = onSegmentFull;
         this.maxBufferedBytes = maxBufferedBytes;
-        startSegment(nextSerial);
+        this.segment = startSegment(nextSerial);
+        this.segmentLength = segment.position();
         this.committer = new Thread(this::commitLoop, "dwell-transaction-log");
         this.committer.setDaemon(true);
         this.committer.start();
@@ -155,9 +171,12 @@ final class TransactionLog implements AutoCloseable {
         Throwable error = failure();
         if (error == null) {
             try {
-                ByteBuffer bytes = batch.contents();
-                while (bytes.hasRemaining()) segment.write(bytes);
-                segment.force(false);
+                write(batch);
+            }
+            catch (StorageFullException e) {
+                skipped(batch);
+                for (CommitAction action : batch.actions()) action.failed(e);
+                return;
             }
             catch (IOException | RuntimeException e) {
                 error = fail(e);
@@ -181,13 +200,56 @@ final class TransactionLog implements AutoCloseable {
         if (before < segmentEntryLimit && entriesInSegment >= segmentEntryLimit) onSegmentFull.run();
     }
 
+    /**
+     * Writes the batch, after the entry that skips the serials of batches that could not be written, if any, and forces
+     * it to disk. Throws StorageFullException if the disk had no room and the segment is again as it was before.
+     */
+    private void write(Batch batch) throws IOException {
+        ByteBuffer bytes = batch.contents();
+        try {
+            if (firstSkippedSerial >= 0) {
+                skip.clear();
+                EntryFormat.encode(lastSkippedSerial, 0, EntryKind.SKIP, ByteBuffer.allocate(Long.BYTES).putLong(firstSkippedSerial).array(), skip);
+                skip.flip();
+                while (skip.hasRemaining()) segment.write(skip);
+            }
+            while (bytes.hasRemaining()) segment.write(bytes);
+        }
+        catch (IOException e) {
+            if ( ! StorageFullException.isNoSpace(e)) throw e;
+            // nothing of this batch was forced: cut it off, so that the next batch follows what was
+            segment.truncate(segmentLength);
+            segment.position(segmentLength);
+            segment.force(false);
+            throw new StorageFullException("No space left on the disk of " + directory.path() + " for " + batch.actions().size() +
+                                           " log entries; they are not written", e);
+        }
+        segment.force(false);
+        segmentLength = segment.position();
+        firstSkippedSerial = lastSkippedSerial = -1;
+    }
+
+    /** Records that the serials of this batch were never written, so that the next entry written accounts for them. */
+    private void skipped(Batch batch) {
+        if (firstSkippedSerial < 0) firstSkippedSerial = batch.firstSerial();
+        lastSkippedSerial = batch.lastSerial();
+        log.warning("The transaction log in " + directory.path() + " had no room for serials " + batch.firstSerial() + " to " +
+                    batch.lastSerial() + ": those writes failed, and the log goes on");
+    }
+
     private void roll(List<CompletableFuture<Long>> rolls) {
         if (rolls.isEmpty()) return;
         Throwable error = failure();
         if (error == null && entriesInSegment > 0) {
             try {
+                FileChannel next = startSegment(lastWrittenSerial + 1);
                 segment.close();
-                startSegment(lastWrittenSerial + 1);
+                segment = next;
+                segmentLength = segment.position();
+                entriesInSegment = 0;
+            }
+            catch (StorageFullException e) {
+                error = e; // this roll fails; the log goes on in its current segment
             }
             catch (IOException e) {
                 error = fail(e);
@@ -199,13 +261,25 @@ final class TransactionLog implements AutoCloseable {
         }
     }
 
-    private void startSegment(long firstSerial) throws IOException {
-        segment = FileChannel.open(directory.segment(firstSerial), StandardOpenOption.CREATE,
-                                   StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
-        new FileHeader(FileHeader.SEGMENT_MAGIC, firstSerial).write(segment);
-        segment.force(true);
-        directory.sync();
-        entriesInSegment = 0;
+    /**
+     * Creates the segment whose first entry has this serial, with its header written and forced. If the disk has no
+     * room for it, it is deleted again and StorageFullException thrown.
+     */
+    private FileChannel startSegment(long firstSerial) throws IOException {
+        Path path = directory.segment(firstSerial);
+        FileChannel created = segmentFiles.create(path);
+        try {
+            new FileHeader(FileHeader.SEGMENT_MAGIC, firstSerial).write(created);
+            created.force(true);
+            directory.sync();
+            return created;
+        }
+        catch (IOException e) {
+            created.close();
+            if ( ! StorageFullException.isNoSpace(e)) throw e;
+            Files.deleteIfExists(path);
+            throw new StorageFullException("No space left on the disk of " + directory.path() + " for a new log segment", e);
+        }
     }
 
     private Throwable failure() {
@@ -271,14 +345,18 @@ final class TransactionLog implements AutoCloseable {
 
         private ByteBuffer bytes = ByteBuffer.allocate(1 << 16);
         private final List<CommitAction> actions = new ArrayList<>();
+        private long firstSerial;
         private long lastSerial;
 
         void add(long serial, long timestamp, EntryKind kind, byte[] payload, CommitAction action) {
             ensureRoom(EntryFormat.encodedSize(payload.length));
             EntryFormat.encode(serial, timestamp, kind, payload, bytes);
+            if (actions.isEmpty()) firstSerial = serial;
             actions.add(action);
             lastSerial = serial;
         }
+
+        long firstSerial() { return firstSerial; }
 
         int size() { return bytes.position(); }
 

@@ -8,6 +8,7 @@
  * framed as {@link ai.dwell.runtime.format.Records} (length, CRC32C, body) with the body of
  * {@link ai.dwell.runtime.storage.EntryFormat}: serial, timestamp, kind, payload. A log entry
  * holds the complete new document (Vespa's binary serialization) or the id of a removed document, so
- * replay is idempotent. In memory, documents are kept in that same serialization, and decoded when read.
+ * replay is idempotent, or (SKIP) the first of serial numbers never written because the disk had no room for
+ * their writes, which failed. In memory, documents are kept in that same serialization, and decoded when read.
  */
 package ai.dwell.runtime.storage;

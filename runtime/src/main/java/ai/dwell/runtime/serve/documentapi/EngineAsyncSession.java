@@ -138,6 +138,7 @@ class EngineAsyncSession implements AsyncSession {
             case INVALID_INPUT -> Response.Outcome.REJECTED;       // 400, as ERROR_REJECTED from a docproc's INVALID_INPUT
             case OVERLOADED -> Response.Outcome.OVERLOAD;          // 429
             case TIMEOUT -> Response.Outcome.TIMEOUT;              // 504
+            case INSUFFICIENT_STORAGE -> Response.Outcome.INSUFFICIENT_STORAGE; // 507: feed blocked, or the disk is full
             case ERROR -> Response.Outcome.ERROR;                  // 500
         };
     }

@@ -9,7 +9,7 @@ package ai.dwell.runtime.serve.documentapi;
  */
 public record WriteOutcome(Status status, boolean found, String message) {
 
-    public enum Status { OK, NOT_FOUND, CONDITION_FAILED, INVALID_INPUT, OVERLOADED, TIMEOUT, ERROR }
+    public enum Status { OK, NOT_FOUND, CONDITION_FAILED, INVALID_INPUT, OVERLOADED, TIMEOUT, INSUFFICIENT_STORAGE, ERROR }
 
     public static WriteOutcome ok(boolean found) { return new WriteOutcome(Status.OK, found, null); }
 

@@ -3,6 +3,7 @@ package ai.dwell.runtime.serve.feed;
 import ai.dwell.runtime.serve.documentapi.WriteOutcome;
 import ai.dwell.runtime.storage.DocumentStore;
 import ai.dwell.runtime.storage.Result;
+import ai.dwell.runtime.storage.StorageFullException;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentPut;
@@ -11,6 +12,7 @@ import com.yahoo.document.DocumentUpdate;
 
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 
 /**
@@ -26,13 +28,24 @@ public class StoreSink implements DocumentSink {
     }
 
     @Override
-    public CompletableFuture<WriteOutcome> put(DocumentPut put) { return store.putAsync(put).thenApply(StoreSink::outcome); }
+    public CompletableFuture<WriteOutcome> put(DocumentPut put) { return outcome(store.putAsync(put)); }
 
     @Override
-    public CompletableFuture<WriteOutcome> update(DocumentUpdate update) { return store.updateAsync(update).thenApply(StoreSink::outcome); }
+    public CompletableFuture<WriteOutcome> update(DocumentUpdate update) { return outcome(store.updateAsync(update)); }
 
     @Override
-    public CompletableFuture<WriteOutcome> remove(DocumentRemove remove) { return store.removeAsync(remove).thenApply(StoreSink::outcome); }
+    public CompletableFuture<WriteOutcome> remove(DocumentRemove remove) { return outcome(store.removeAsync(remove)); }
+
+    /** The outcome of a write: a write the disk had no room for is Vespa's NO_SPACE (507); other failures stay failures (500). */
+    private static CompletableFuture<WriteOutcome> outcome(CompletableFuture<Result> write) {
+        return write.handle((result, failure) -> {
+            if (failure == null) return outcome(result);
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            if (cause instanceof StorageFullException)
+                return WriteOutcome.failure(WriteOutcome.Status.INSUFFICIENT_STORAGE, "ReturnCode(NO_SPACE, " + cause.getMessage() + ")");
+            throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
+        });
+    }
 
     @Override
     public Optional<Document> get(DocumentId id) { return store.get(id); }

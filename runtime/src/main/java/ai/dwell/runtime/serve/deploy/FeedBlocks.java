@@ -1,0 +1,73 @@
+package ai.dwell.runtime.serve.deploy;
+
+import ai.dwell.runtime.serve.feed.FeedBlock;
+import com.yahoo.vespa.config.content.FleetcontrollerConfig;
+import com.yahoo.vespa.model.VespaModel;
+import com.yahoo.vespa.model.content.StorageNode;
+import com.yahoo.vespa.model.content.cluster.ContentCluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.DoubleSupplier;
+
+/**
+ * The feed block of each content cluster of a model, by the document types it holds: the disk limit and noise level
+ * the model gives the cluster controller (FleetcontrollerConfig, from {@code <tuning><resource-limits>}), applied to
+ * the disk the runtime keeps its data on, which all its content nodes share.
+ */
+public final class FeedBlocks {
+
+    /** How often a write samples the disk's usage at most. */
+    static final long SAMPLE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    private FeedBlocks() {}
+
+    public static Map<String, FeedBlock> of(VespaModel model, Path dataDirectory) {
+        DoubleSupplier usage = diskUsage(dataDirectory);
+        Map<String, FeedBlock> blocks = new HashMap<>();
+        for (ContentCluster cluster : model.getContentClusters().values()) {
+            FleetcontrollerConfig.Builder builder = new FleetcontrollerConfig.Builder();
+            cluster.getClusterControllerConfig().getConfig(builder);
+            FleetcontrollerConfig config = new FleetcontrollerConfig(builder);
+            List<StorageNode> nodes = cluster.getRootGroup().recursiveGetNodes();
+            if (nodes.isEmpty()) continue;
+            FeedBlock block = new FeedBlock(cluster.getName(),
+                                            nodes.stream().map(StorageNode::getDistributionKey).sorted().toList(),
+                                            nodes.get(0).getHostName(),
+                                            config.cluster_feed_block_limit().getOrDefault("disk", 1.0),
+                                            config.cluster_feed_block_noise_level(),
+                                            usage, System::nanoTime, SAMPLE_NANOS);
+            if ( ! config.enable_cluster_feed_block()) continue;
+            for (var type : cluster.getDocumentDefinitions().values()) blocks.put(type.getName(), block);
+        }
+        return blocks;
+    }
+
+    /** The used share of the file system the directory is on, as proton reports disk usage: 1 - available / total. */
+    static DoubleSupplier diskUsage(Path directory) {
+        FileStore store;
+        try {
+            store = Files.getFileStore(directory);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("Cannot read the disk usage of " + directory, e);
+        }
+        return () -> {
+            try {
+                long total = store.getTotalSpace();
+                return total <= 0 ? 0.0 : 1.0 - (double) store.getUsableSpace() / total;
+            }
+            catch (IOException e) {
+                throw new UncheckedIOException("Cannot read the disk usage of " + directory, e);
+            }
+        };
+    }
+
+}
