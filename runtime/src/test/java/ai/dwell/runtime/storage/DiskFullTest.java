@@ -9,11 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.ReadableByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -166,11 +162,9 @@ class DiskFullTest {
         @Override
         public FileChannel create(Path path) throws IOException { return new Channel(SegmentFiles.FILE_SYSTEM.create(path)); }
 
-        private final class Channel extends FileChannel {
+        private final class Channel extends ForwardingFileChannel {
 
-            private final FileChannel file;
-
-            Channel(FileChannel file) { this.file = file; }
+            Channel(FileChannel file) { super(file); }
 
             @Override
             public int write(ByteBuffer source) throws IOException {
@@ -190,26 +184,6 @@ class DiskFullTest {
                 if (failForce) throw new IOException("Input/output error");
                 file.force(metaData);
             }
-
-            @Override public int read(ByteBuffer target) throws IOException { return file.read(target); }
-            @Override public long read(ByteBuffer[] targets, int offset, int length) throws IOException { return file.read(targets, offset, length); }
-            @Override public long write(ByteBuffer[] sources, int offset, int length) throws IOException {
-                long written = 0;
-                for (int i = offset; i < offset + length; i++) written += write(sources[i]);
-                return written;
-            }
-            @Override public long position() throws IOException { return file.position(); }
-            @Override public FileChannel position(long position) throws IOException { file.position(position); return this; }
-            @Override public long size() throws IOException { return file.size(); }
-            @Override public FileChannel truncate(long size) throws IOException { file.truncate(size); return this; }
-            @Override public long transferTo(long position, long count, WritableByteChannel target) throws IOException { return file.transferTo(position, count, target); }
-            @Override public long transferFrom(ReadableByteChannel source, long position, long count) { throw new UnsupportedOperationException(); }
-            @Override public int read(ByteBuffer target, long position) throws IOException { return file.read(target, position); }
-            @Override public int write(ByteBuffer source, long position) { throw new UnsupportedOperationException(); }
-            @Override public MappedByteBuffer map(MapMode mode, long position, long size) { throw new UnsupportedOperationException(); }
-            @Override public FileLock lock(long position, long size, boolean shared) { throw new UnsupportedOperationException(); }
-            @Override public FileLock tryLock(long position, long size, boolean shared) { throw new UnsupportedOperationException(); }
-            @Override protected void implCloseChannel() throws IOException { file.close(); }
 
         }
 
