@@ -36,8 +36,9 @@ import java.util.logging.Logger;
  * cost more context switches than the summaries of a view). Search replies are sent uncompressed unless they carry
  * grouping, other replies compressed with LZ4 where that pays off, as proton does.
  *
- * <p>A search or docsum request which makes the backend throw gets a reply with the exception's message in its
- * errors; a ping which does, or a request which cannot be decoded, gets an RPC error, as from proton.
+ * <p>A search or docsum request which makes the backend throw, an Error as well as an exception, gets a reply with
+ * its message in its errors; a ping which does, or a request which cannot be decoded, gets an RPC error, as from
+ * proton. A worker thread is never left without answering its request.
  */
 public final class ProtonRpcServer implements AutoCloseable {
 
@@ -103,8 +104,8 @@ public final class ProtonRpcServer implements AutoCloseable {
     private SearchProtocol.SearchReply searchReply(SearchProtocol.SearchRequest request) {
         try {
             return backend.search(request);
-        } catch (RuntimeException e) {
-            log.warning("Search failed: " + Exceptions.toMessageString(e));
+        } catch (RuntimeException | Error e) { // an Error too (a stack overflow in a deep query, a broken assertion): the request is answered
+            logFailure("Search", e);
             return SearchReplies.error(Exceptions.toMessageString(e));
         }
     }
@@ -114,14 +115,20 @@ public final class ProtonRpcServer implements AutoCloseable {
         SearchProtocol.DocsumReply reply;
         try {
             reply = backend.getDocsums(request);
-        } catch (RuntimeException e) {
-            log.warning("Getting summaries failed: " + Exceptions.toMessageString(e));
+        } catch (RuntimeException | Error e) {
+            logFailure("Getting summaries", e);
             reply = SearchProtocol.DocsumReply.newBuilder()
                                               .addErrors(SearchProtocol.Error.newBuilder().setMessage(Exceptions.toMessageString(e)))
                                               .build();
         }
         if ( ! reply.getSlimeSummaries().isEmpty()) return reply;
         return reply.toBuilder().setSlimeSummaries(new DocsumSlime().toByteString()).build();
+    }
+
+    /** Logs a failed request: an Error with its stack, as something is wrong with the node rather than with the request. */
+    private static void logFailure(String what, Throwable e) {
+        if (e instanceof Error) log.log(java.util.logging.Level.SEVERE, what + " failed", e);
+        else log.warning(what + " failed: " + Exceptions.toMessageString(e));
     }
 
     /** Detaches the request from the transport thread, and decodes, handles and returns it on the given executor. */
@@ -144,8 +151,8 @@ public final class ProtonRpcServer implements AutoCloseable {
             handler.handle(codec.decode(request.parameters()));
         } catch (InvalidProtocolBufferException e) {
             request.setError(ErrorCode.METHOD_FAILED, "Malformed " + request.methodName() + " request: " + e.getMessage());
-        } catch (Exception e) {
-            log.warning("Failed serving " + request.methodName() + ": " + Exceptions.toMessageString(e));
+        } catch (Exception | Error e) {
+            logFailure("Serving " + request.methodName(), e);
             request.setError(ErrorCode.METHOD_FAILED, Exceptions.toMessageString(e));
         }
     }

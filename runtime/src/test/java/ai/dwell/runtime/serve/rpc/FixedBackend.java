@@ -25,6 +25,7 @@ class FixedBackend implements SearchBackend {
     final AtomicInteger pings = new AtomicInteger();
     volatile int distributionKey = 0;
     volatile RuntimeException pingFailure, searchFailure, docsumFailure;
+    volatile Error searchError, docsumError; // what a thread of the node could throw besides exceptions
     volatile SearchProtocol.SearchRequest lastSearch;
     volatile SearchProtocol.DocsumRequest lastDocsums;
 
@@ -48,6 +49,7 @@ class FixedBackend implements SearchBackend {
     public SearchProtocol.SearchReply search(SearchProtocol.SearchRequest request) {
         lastSearch = request;
         if (searchFailure != null) throw searchFailure;
+        if (searchError != null) throw searchError;
         return SearchProtocol.SearchReply.newBuilder()
                                          .setTotalHitCount(5)
                                          .setCoverageDocs(5).setActiveDocs(5).setTargetActiveDocs(5)
@@ -66,6 +68,7 @@ class FixedBackend implements SearchBackend {
     public SearchProtocol.DocsumReply getDocsums(SearchProtocol.DocsumRequest request) {
         lastDocsums = request;
         if (docsumFailure != null) throw docsumFailure;
+        if (docsumError != null) throw docsumError;
         DocsumSlime docsums = new DocsumSlime();
         for (ByteString gid : request.getGlobalIdsList()) {
             Music music = documents.get(gid);

@@ -124,6 +124,26 @@ class ProtonRpcServerTest {
     }
 
     @Test
+    void aNodeThreadThatThrowsAnErrorAnswersWithItAndTheNodeGoesOn() throws Exception {
+        backend.searchError = new StackOverflowError();
+        backend.docsumError = new AssertionError("a broken invariant");
+        for (int i = 0; i < 2 * Runtime.getRuntime().availableProcessors() + 1; i++) { // more than the node's search threads
+            SearchProtocol.SearchReply searchReply = SearchProtocol.SearchReply.parseFrom(
+                    payload(invoke("vespa.searchprotocol.search", SearchProtocol.SearchRequest.getDefaultInstance(), CompressionType.NONE)));
+            assertEquals("StackOverflowError", searchReply.getErrors(0).getMessage());
+        }
+        SearchProtocol.DocsumReply docsumReply = SearchProtocol.DocsumReply.parseFrom(
+                payload(invoke("vespa.searchprotocol.getDocsums", SearchProtocol.DocsumRequest.getDefaultInstance(), CompressionType.NONE)));
+        assertTrue(docsumReply.getErrors(0).getMessage().contains("a broken invariant"), docsumReply.getErrors(0).getMessage());
+
+        backend.searchError = null;
+        backend.docsumError = null;
+        SearchProtocol.SearchReply reply = SearchProtocol.SearchReply.parseFrom(
+                payload(invoke("vespa.searchprotocol.search", SearchProtocol.SearchRequest.getDefaultInstance(), CompressionType.NONE)));
+        assertEquals(5, reply.getTotalHitCount(), "the node serves on");
+    }
+
+    @Test
     void malformedRequestsGetAnRpcError() {
         Request request = new Request("vespa.searchprotocol.search");
         request.parameters().add(new Int8Value(CompressionType.NONE.getCode()));
