@@ -32,6 +32,30 @@ public final class StateFile {
     /** Reads a state's body. */
     public interface Reader<T> { T read(StateInput input) throws IOException; }
 
+    /** The file operations a write makes: the file system itself, or, in tests, a layer that models a power cut. */
+    public interface FileOperations {
+
+        FileOperations FILE_SYSTEM = new FileOperations() { };
+
+        /** Opens a new file for writing, replacing any there. */
+        default FileChannel create(Path file) throws IOException {
+            return FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+        }
+
+        /** Renames the file, replacing any there, atomically. */
+        default void rename(Path from, Path to) throws IOException {
+            Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        }
+
+        /** Makes the renames in the directory durable. */
+        default void syncDirectory(Path directory) throws IOException {
+            try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+                channel.force(true);
+            }
+        }
+
+    }
+
     /** A state read from a file, and the serial it covers. */
     public record Loaded<T>(long serial, T state) {}
 
@@ -39,10 +63,14 @@ public final class StateFile {
 
     /** Writes the file atomically and durably; returns its size in bytes. */
     public static long write(Path file, int magic, long serial, Writer writer) throws IOException {
+        return write(FileOperations.FILE_SYSTEM, file, magic, serial, writer);
+    }
+
+    /** Writes the file atomically and durably with these file operations; returns its size in bytes. */
+    public static long write(FileOperations files, Path file, int magic, long serial, Writer writer) throws IOException {
         Path temporary = file.resolveSibling(file.getFileName() + TEMPORARY_SUFFIX);
         long size;
-        try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                                                    StandardOpenOption.TRUNCATE_EXISTING)) {
+        try (FileChannel channel = files.create(temporary)) {
             new FileHeader(magic, serial).write(channel);
             StateOutput output = new StateOutput(channel);
             writer.write(output);
@@ -57,8 +85,8 @@ public final class StateFile {
             Files.deleteIfExists(temporary);
             throw e;
         }
-        Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        syncDirectory(file.toAbsolutePath().getParent());
+        files.rename(temporary, file);
+        files.syncDirectory(file.toAbsolutePath().getParent());
         return size;
     }
 
@@ -110,9 +138,7 @@ public final class StateFile {
 
     /** Makes a rename in the directory durable. */
     public static void syncDirectory(Path directory) throws IOException {
-        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
-            channel.force(true);
-        }
+        FileOperations.FILE_SYSTEM.syncDirectory(directory);
     }
 
     private static ByteBuffer read(FileChannel channel, long position, int size, ByteOrder order) throws IOException {

@@ -1,5 +1,6 @@
 package ai.dwell.runtime.storage;
 
+import ai.dwell.runtime.format.ForwardingFileChannel;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentRemove;
 import org.junit.jupiter.api.AfterEach;

