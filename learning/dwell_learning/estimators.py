@@ -40,6 +40,7 @@ class Logged:
     propensity: np.ndarray          # (n,) logged propensity of the whole shown order
     explored: np.ndarray            # (n,) bool
     articles: list[str] | None = None   # per impression, for the trainer's article offsets
+    unjoined: int = 0                   # impressions that had no signal, left out (see join)
 
     def __len__(self) -> int:
         return len(self.order)
@@ -58,7 +59,7 @@ class Logged:
 
 def join(impressions: Sequence[Mapping[str, Any]], signals: Mapping[str, Mapping[str, Any]]) -> Logged:
     """Impressions (parsed, see service.parse_impression) joined with signals by query id.
-    Impressions without a signal are dropped."""
+    Impressions without a signal are left out, and counted (Logged.unjoined), so that a join that lost views says so."""
     rows = [i for i in impressions if i["query_id"] in signals]
     k_max = max((len(i["shown"]) for i in rows), default=1)
     rewards = np.zeros((len(rows), k_max))
@@ -75,6 +76,7 @@ def join(impressions: Sequence[Mapping[str, Any]], signals: Mapping[str, Mapping
         propensity=np.array([i["propensity"] for i in rows], dtype=np.float64),
         explored=np.array([bool(i["explored"]) for i in rows]),
         articles=[i.get("article", "") for i in rows],
+        unjoined=len(impressions) - len(rows),
     )
 
 

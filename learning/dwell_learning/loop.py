@@ -233,6 +233,8 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         learned_dwell = float(np.mean(dwell["learned"]))
         row: dict[str, Any] = {
             "iteration": it, "mode": mode, "model_version": version,
+            # what the join covered: every impression served this iteration, those with a reader signal, those without
+            "join": {"impressions": len(logs["freshness"]) + len(logs["learned"]), "joined": len(joined), "unjoined": joined.unjoined},
             "dwell_freshness": float(np.mean(dwell["freshness"])),
             "dwell_learned": learned_dwell,
             "dwell_oracle": float(np.mean(dwell["oracle"])),

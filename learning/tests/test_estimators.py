@@ -123,5 +123,6 @@ def test_join_by_query_id_drops_unmatched_and_places_rewards() -> None:
     signals = {"q1": {"reads": [{"position": 0, "seconds": 4.0}, {"position": 1, "seconds": 2.5}]}}
     logged = join([imp, other], signals)
     assert len(logged) == 1
+    assert logged.unjoined == 1, "the impression without a signal is counted"
     assert logged.rewards.tolist() == [[4.0, 2.5]]
     assert logged.dwell.tolist() == [6.5]
