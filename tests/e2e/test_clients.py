@@ -328,3 +328,24 @@ def test_java_feed_client_feeds_100k_comments_over_http2(runtime: Runtime) -> No
     assert visited.returncode == 0, visited.stderr
     ids = {json.loads(line)["id"] for line in visited.stdout.splitlines() if line.strip()}
     assert ids == {f"id:dwell:comment::feedclient-{i}" for i in range(count)}
+
+
+def test_prometheus_has_the_model_version_served_and_the_impressions_written(runtime: Runtime) -> None:
+    """dwell's own metrics, through Vespa's metrics path: the searchers set them, the container's first metrics snapshot
+    (a minute after it starts, as in Vespa) has them, and /prometheus/v1/values serves them."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    served = search(article=ARTICLE, ranking="neural")["root"]["fields"]["model_version"]
+    deadline = time.time() + 150
+    while True:
+        search(article=ARTICLE, ranking="neural")
+        with urllib.request.urlopen(f"{CONTAINER}/prometheus/v1/values", timeout=30) as response:
+            samples = [s for family in text_string_to_metric_families(response.read().decode()) for s in family.samples]
+        versions = [s for s in samples if s.name == "dwell_model_version_last" and s.labels.get("rankProfile") == "neural"]
+        written = [s for s in samples if s.name == "dwell_impressions_written_count"]
+        if versions and written and sum(s.value for s in written) > 0:
+            break
+        assert time.time() < deadline, sorted({s.name for s in samples if s.name.startswith("dwell") or s.name.startswith("content_proton")})
+        time.sleep(3)
+    assert versions[0].value == served
+    assert not [s for s in samples if s.name == "dwell_impressions_dropped_count" and s.value > 0], "no impression was dropped"

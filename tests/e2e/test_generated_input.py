@@ -22,17 +22,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dwell_client import CONFIG_SERVER, CONTAINER, ROOT, Runtime, search, vespa
+import bad_input
+from dwell_client import CONTAINER, ROOT, Runtime, search, vespa
 from clients import deployed_runtime, snapshot
 from corpus import ARTICLE, COMMENTS, write_jsonl
 
 APPLICATION = ROOT / "target" / "application"
 CLUSTER = "dwell"
 DOCS = f"{CONTAINER}/document/v1/dwell"
-EXISTING = f"{DOCS}/comment/docid/c1"
+EXISTING = bad_input.DOC
 NEW = f"{DOCS}/comment/docid/generated-new"
-MODEL = f"{DOCS}/rankingmodel/docid/neural"
-VALID_PUT = {"fields": {"article_id": "news-1", "author_id": "ann", "text": "A valid comment.", "upvotes": 3}}
+MODEL = bad_input.MODEL
+VALID_PUT = bad_input.VALID_PUT
 
 NUMERIC_FIELDS = ("upvotes", "downvotes", "reply_count", "report_count", "reads", "read_ms", "created_at")
 STRING_FIELDS = ("article_id", "author_id", "parent_id", "text")
@@ -209,7 +210,7 @@ def test_deploy_packages_that_are_cut_short_or_write_outside_themselves(runtime:
         files[name] = files[name][: int(len(files[name]) * fraction)]
     else:
         files[what] = b"outside"
-    send("deploy package", "POST", f"{CONFIG_SERVER}/application/v2/tenant/default/prepareandactivate", zipped(files), "application/zip")
+    send("deploy package", "POST", bad_input.DEPLOY, zipped(files), "application/zip")
 
 
 def test_nothing_changed_and_the_same_package_serves(runtime: Runtime, before: dict) -> None:

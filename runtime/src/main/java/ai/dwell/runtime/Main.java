@@ -4,6 +4,9 @@ import ai.dwell.runtime.serve.access.WriteAccess;
 import ai.dwell.runtime.serve.DataDirectory;
 import ai.dwell.runtime.serve.Runtime;
 import ai.dwell.runtime.serve.configserver.ConfigServer;
+import ai.dwell.runtime.serve.metrics.ContainerMetrics;
+import ai.dwell.runtime.serve.metrics.ContentMetrics;
+import ai.dwell.runtime.serve.metrics.MetricsProxy;
 import ai.dwell.runtime.serve.container.LocalHosts;
 
 import java.nio.file.Path;
@@ -60,9 +63,15 @@ public class Main {
                                          (access.token().isPresent() ? "need the bearer token" : "are refused (no token)"));
         Runtime runtime = new Runtime(data, hosts, shards);
         ConfigServer configServer = new ConfigServer(configPort, runtime, access);
+        // where the container's /metrics/v2/values and /prometheus/v1/values look, as for Vespa's metrics proxy: localhost,
+        // which the runtime's hosts file may give any loopback address, so every address, answering loopback only
+        MetricsProxy metricsProxy = new MetricsProxy("0.0.0.0", MetricsProxy.PORT, "localhost",
+                                                     MetricsProxy.all(new ContainerMetrics(() -> java.net.URI.create("http://localhost:" + runtime.containerPort() + "/state/v1/metrics")),
+                                                                      new ContentMetrics(runtime::contentServing)));
         CountDownLatch stopped = new CountDownLatch(1);
         java.lang.Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.info("Stopping");
+            metricsProxy.close();
             configServer.close();
             runtime.close();
             stopped.countDown();

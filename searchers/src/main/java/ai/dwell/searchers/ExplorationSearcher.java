@@ -4,6 +4,7 @@ import com.yahoo.component.annotation.Inject;
 import com.yahoo.component.chain.dependencies.After;
 import com.yahoo.component.chain.dependencies.Before;
 import com.yahoo.component.chain.dependencies.Provides;
+import com.yahoo.jdisc.Metric;
 import com.yahoo.processing.request.CompoundName;
 import com.yahoo.search.Query;
 import com.yahoo.search.Result;
@@ -48,9 +49,12 @@ public class ExplorationSearcher extends Searcher implements AutoCloseable {
 
     private final ImpressionLog impressions;
 
+    public ExplorationSearcher(ExplorationConfig config) { this(config, null); }
+
+    /** @param metric where the impression log counts what it writes and drops */
     @Inject
-    public ExplorationSearcher(ExplorationConfig config) {
-        this.impressions = new ImpressionLog(config.impressionLog(), config.queueCapacity());
+    public ExplorationSearcher(ExplorationConfig config, Metric metric) {
+        this.impressions = new ImpressionLog(config.impressionLog(), config.queueCapacity(), metric);
     }
 
     @Override

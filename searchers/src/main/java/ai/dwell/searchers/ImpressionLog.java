@@ -1,5 +1,6 @@
 package ai.dwell.searchers;
 
+import com.yahoo.jdisc.Metric;
 import com.yahoo.vespa.defaults.Defaults;
 
 import java.io.BufferedWriter;
@@ -22,7 +23,8 @@ import java.util.logging.Logger;
  * Appends {@link Impression}s to a file, one JSON object a line ({@link ImpressionJson}), from a
  * background thread, which also encodes them (an impression is immutable): a query only offers its
  * impression to a bounded queue, so it neither waits for the disk nor pays for the JSON. An impression is dropped
- * when the queue is full, when it cannot be encoded, or when its batch cannot be written; drops are counted and
+ * when the queue is full, when it cannot be encoded, or when its batch cannot be written; written and dropped
+ * impressions are counted in Vespa's metrics (dwell.impressions.written, dwell.impressions.dropped); drops are counted and
  * logged as warnings (at most one every 10 s), and a write failure does not stop the log: the file is opened again.
  */
 class ImpressionLog implements AutoCloseable {
@@ -40,7 +42,16 @@ class ImpressionLog implements AutoCloseable {
     private final int queueCapacity;
     private final Thread writer;
 
-    ImpressionLog(String configuredPath, int capacity) {
+    /** The metrics an impression log reports: impressions written and dropped, as counters. */
+    static final String WRITTEN_METRIC = "dwell.impressions.written", DROPPED_METRIC = "dwell.impressions.dropped";
+
+    private final Metric metric;
+
+    ImpressionLog(String configuredPath, int capacity) { this(configuredPath, capacity, null); }
+
+    /** @param metric where the counts of written and dropped impressions go (Vespa's metrics), or null for nowhere */
+    ImpressionLog(String configuredPath, int capacity, Metric metric) {
+        this.metric = metric;
         this.path = resolve(configuredPath);
         this.queue = new ArrayBlockingQueue<>(capacity);
         this.queueCapacity = capacity;
@@ -108,6 +119,7 @@ class ImpressionLog implements AutoCloseable {
                     }
                     out.flush();
                     written.addAndGet(lines.size());
+                    if (metric != null) metric.add(WRITTEN_METRIC, lines.size(), null);
                 }
                 catch (IOException e) {
                     dropped("impression log " + path + " could not be written (" + e.getMessage() + "); it is opened again for the next", lines.size(), e);
@@ -141,6 +153,7 @@ class ImpressionLog implements AutoCloseable {
     /** Counts dropped impressions, and logs a warning: the first, then at most one every 10 s, with the count since. */
     private void dropped(String why, int count, Exception cause) {
         long total = dropped.addAndGet(count);
+        if (metric != null) metric.add(DROPPED_METRIC, count, null);
         long now = System.nanoTime(), last = lastWarning.get();
         if (last != 0 && now - last < WARNING_INTERVAL_NANOS) return;
         if ( ! lastWarning.compareAndSet(last, now == 0 ? 1 : now)) return;

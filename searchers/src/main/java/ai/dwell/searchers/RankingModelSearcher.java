@@ -5,6 +5,7 @@ import com.yahoo.component.chain.dependencies.After;
 import com.yahoo.component.chain.dependencies.Before;
 import com.yahoo.component.chain.dependencies.Provides;
 import com.yahoo.documentapi.DocumentAccess;
+import com.yahoo.jdisc.Metric;
 import com.yahoo.search.Query;
 import com.yahoo.search.Result;
 import com.yahoo.search.Searcher;
@@ -18,6 +19,7 @@ import com.yahoo.tensor.Tensor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Sends the live network weights of the query's rank profile with the query.
@@ -43,8 +45,20 @@ public class RankingModelSearcher extends Searcher implements AutoCloseable {
     private final String versionInput;
     private final RankingModelCache cache;
 
-    @Inject
+    /** The gauge of the model version each model profile is ranked with, with the dimension rankProfile. */
+    static final String VERSION_METRIC = "dwell.model.version";
+
+    private final Metric metric;
+    private final Map<String, Metric.Context> metricContexts = new ConcurrentHashMap<>();
+
     public RankingModelSearcher(DocumentAccess access, SchemaInfo schemaInfo, RankingModelConfig config) {
+        this(access, schemaInfo, config, null);
+    }
+
+    /** @param metric where the model version served is set, per rank profile (null: nowhere) */
+    @Inject
+    public RankingModelSearcher(DocumentAccess access, SchemaInfo schemaInfo, RankingModelConfig config, Metric metric) {
+        this.metric = metric;
         RankingModelReader reader = new RankingModelReader(config);
         this.versionInput = reader.versionInput();
         this.cache = new RankingModelCache(access, reader, modelProfiles(schemaInfo, config.schema(), reader),
@@ -90,6 +104,8 @@ public class RankingModelSearcher extends Searcher implements AutoCloseable {
             }
         }
         ChainProperties.setModelVersion(query, version);
+        if (metric != null)
+            metric.set(VERSION_METRIC, version, metricContexts.computeIfAbsent(profile, p -> metric.createContext(Map.of("rankProfile", p))));
         Result result = execution.search(query);
         result.hits().setField(VERSION_RESULT_FIELD, version);
         return result;

@@ -1,5 +1,6 @@
 package ai.dwell.searchers;
 
+import com.yahoo.jdisc.Metric;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -9,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -72,6 +74,31 @@ public class ImpressionLogTest {
             assertTrue(warnings.size() >= 1 && warnings.size() <= 2, "the first drop is warned about, the rest within 10 s are only counted: " + warnings.size());
             assertTrue(warnings.get(0).getMessage().matches("Dropped \\d+ impressions? \\(\\d+ since start\\): .*"), warnings.get(0).getMessage());
         }
+    }
+
+    @Test
+    void writtenAndDroppedImpressionsAreCountedInVespasMetrics(@TempDir Path tmp) throws Exception {
+        Map<String, Long> counted = new java.util.concurrent.ConcurrentHashMap<>();
+        Metric metric = new Metric() {
+            @Override public void set(String key, Number value, Context context) { throw new AssertionError("a counter, not a gauge"); }
+            @Override public void add(String key, Number value, Context context) { counted.merge(key, value.longValue(), Long::sum); }
+            @Override public Context createContext(Map<String, ?> properties) { return null; }
+        };
+        Path file = tmp.resolve("impressions.jsonl");
+        try (ImpressionLog log = new ImpressionLog(file.toString(), 100, metric)) {
+            for (int i = 0; i < 5; i++) assertTrue(log.append(impression("q" + i)));
+        }
+        assertEquals(5L, counted.get(ImpressionLog.WRITTEN_METRIC));
+        assertEquals(null, counted.get(ImpressionLog.DROPPED_METRIC));
+
+        Path directory = tmp.resolve("not-a-file");
+        Files.createDirectories(directory); // the writer fails: each impression is dropped
+        try (ImpressionLog log = new ImpressionLog(directory.toString(), 100, metric)) {
+            assertTrue(log.append(impression("q-dropped")));
+            awaitDropped(log, 1);
+        }
+        assertEquals(1L, counted.get(ImpressionLog.DROPPED_METRIC));
+        assertEquals(5L, counted.get(ImpressionLog.WRITTEN_METRIC));
     }
 
     private static void awaitDropped(ImpressionLog log, long count) throws InterruptedException {

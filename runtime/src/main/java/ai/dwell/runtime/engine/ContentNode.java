@@ -44,6 +44,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
     private volatile NodeIndexes indexes; // replaced once, when flushed state is loaded before serving
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
     private final RankProgramCache programs = new RankProgramCache();
+    private final NodeMetrics metrics = new NodeMetrics();
     private final SearchThreads threads;
     private volatile Docsums docsums;
     private final Object flushLock = new Object();
@@ -133,21 +134,45 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
 
     @Override
     public SearchProtocol.SearchReply search(SearchProtocol.SearchRequest request) {
+        long start = System.nanoTime();
+        SearchProtocol.SearchReply reply = null;
         lock.readLock().lock();
         try (SearchThreads.InFlight inFlight = threads.enter();
              QueryExecution execution = new QueryExecution(ProtobufRequests.search(request), indexes, programs, threads)) {
-            return ProtobufReplies.search(execution.run());
+            reply = ProtobufReplies.search(execution.run());
         }
         catch (IllegalArgumentException | IllegalStateException e) {
-            return ProtobufReplies.searchError(e.getMessage(), activeDocuments());
+            reply = ProtobufReplies.searchError(e.getMessage(), activeDocuments());
         }
-        finally { lock.readLock().unlock(); }
+        finally {
+            lock.readLock().unlock();
+            metrics.query(System.nanoTime() - start, reply == null ? 0 : reply.getTotalHitCount(), reply == null || reply.getErrorsCount() > 0);
+        }
+        return reply;
     }
 
     @Override
     public SearchProtocol.DocsumReply getDocsums(SearchProtocol.DocsumRequest request) {
+        long start = System.nanoTime();
         lock.readLock().lock();
         try { return ProtobufReplies.docsums(docsums.write(ProtobufRequests.docsum(request))); }
+        finally {
+            lock.readLock().unlock();
+            metrics.docsums(System.nanoTime() - start, request.getGlobalIdsCount());
+        }
+    }
+
+    /** What this node counted of the requests it served. */
+    public NodeMetrics metrics() { return metrics; }
+
+    /** The documents this node searches, by document type. */
+    public Map<String, Long> activeDocumentsByType() {
+        lock.readLock().lock();
+        try {
+            Map<String, Long> counts = new java.util.TreeMap<>();
+            indexes.all().forEach((type, index) -> counts.put(type, (long) index.searchedCount()));
+            return counts;
+        }
         finally { lock.readLock().unlock(); }
     }
 

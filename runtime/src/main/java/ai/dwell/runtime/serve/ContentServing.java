@@ -59,6 +59,11 @@ public class ContentServing implements IndexedContent, AutoCloseable {
         }
     }
 
+    /** Gives each content node, with the name of its cluster, to the consumer. */
+    public void forEachNode(java.util.function.BiConsumer<String, ContentNode> consumer) {
+        for (Node node : nodes) consumer.accept(node.cluster(), node.engine());
+    }
+
     /**
      * Makes the nodes keep their index state under the directory (one directory per cluster and node) and loads
      * what is there, the nodes in parallel; what is not loaded is indexed when the store is subscribed to.

@@ -66,6 +66,7 @@ public class Runtime implements Deployments, AutoCloseable {
     private static final String INDEXING_PROCESSOR = "/docprocchains/chain/indexing/component/com.yahoo.docprocs.indexing.IndexingProcessor";
 
     private Generation active;
+    private volatile Generation serving; // active, for readers that must not wait for a deploy (metrics)
     private volatile boolean activating = false;
     private DocumentStore store;
     private DocumentmanagerConfig storeTypes;
@@ -80,6 +81,18 @@ public class Runtime implements Deployments, AutoCloseable {
         this.data = data;
         this.hosts = hosts;
         this.shards = shards;
+    }
+
+    /** The content nodes serving now, or null while none are (before the first activation, or during one). */
+    public ContentServing contentServing() {
+        Generation generation = serving;
+        return generation == null ? null : generation.content();
+    }
+
+    /** The port of the container serving now (8080 while none is). */
+    public int containerPort() {
+        Generation generation = serving;
+        return generation == null ? 8080 : generation.services().containerPort();
     }
 
     /** Serves the last activated package again, if there is one: after a restart, also after kill -9. */
@@ -163,6 +176,7 @@ public class Runtime implements Deployments, AutoCloseable {
         // what it is serving) before the next starts, as they share ports.
         if (active != null) active.close();
         active = null;
+        serving = null;
         if (hosts != null) hosts.write(List.copyOf(services.serviceHosts()), services.contentHosts());
         DocumentTypeManager types = new DocumentTypeManager(documentTypes);
         DocumentStore documents = store(documentTypes, types);
@@ -217,6 +231,7 @@ public class Runtime implements Deployments, AutoCloseable {
                 log.warning("The container has not reached every content node 30 s after start");
             active = new Generation(session, deployedDir, model, services, container, content, documents, follower, packageEmbedders, built.log(),
                                     servedBuilt.actions().stream().map(Runtime::changeAction).toList());
+            serving = active;
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -318,6 +333,7 @@ public class Runtime implements Deployments, AutoCloseable {
     public synchronized void close() {
         if (active != null) active.close();
         active = null;
+        serving = null;
         if (store != null) store.close();
         store = null;
     }

@@ -217,7 +217,7 @@ final class TransactionLog implements AutoCloseable {
         }
         catch (IOException e) {
             if ( ! StorageFullException.isNoSpace(e)) throw e;
-            // nothing of this batch was forced: cut it off, so that the next batch follows what was
+            // nothing of this batch was forced: cut it off, so that the next batch follows the last one written
             segment.truncate(segmentLength);
             segment.position(segmentLength);
             segment.force(false);

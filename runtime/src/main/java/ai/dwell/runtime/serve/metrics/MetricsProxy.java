@@ -1,0 +1,140 @@
+package ai.dwell.runtime.serve.metrics;
+
+import ai.vespa.metricsproxy.http.application.Node;
+import ai.vespa.metricsproxy.metric.dimensions.ApplicationDimensions;
+import ai.vespa.metricsproxy.metric.dimensions.ApplicationDimensionsConfig;
+import ai.vespa.metricsproxy.metric.dimensions.NodeDimensions;
+import ai.vespa.metricsproxy.metric.dimensions.NodeDimensionsConfig;
+import ai.vespa.metricsproxy.metric.model.MetricsPacket;
+import ai.vespa.metricsproxy.metric.model.json.GenericJsonUtil;
+import ai.vespa.metricsproxy.metric.model.prometheus.PrometheusUtil;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * What Vespa's metrics proxy (port 19092 on every node) serves the container's /metrics/v2/values and
+ * /prometheus/v1/values from: the application's metrics at /applicationmetrics/v1/values (Vespa's generic JSON) and
+ * /applicationmetrics/v1/prometheus (Prometheus text), rendered with the metrics proxy's own model classes. The
+ * packets come from the given sources: the container's own metrics and the content nodes'. Unlike Vespa's proxy it
+ * applies no consumer's metric set: every metric is served, to every consumer.
+ */
+public final class MetricsProxy implements AutoCloseable {
+
+    public static final int PORT = 19092;
+    static final String VALUES_PATH = "/applicationmetrics/v1/values";
+    static final String PROMETHEUS_PATH = "/applicationmetrics/v1/prometheus";
+
+    private static final Logger log = Logger.getLogger(MetricsProxy.class.getName());
+
+    private final HttpServer server;
+    private final Supplier<List<MetricsPacket>> packets;
+    private final String hostname;
+
+    /**
+     * Serves on the host and port (0: any free port) the metrics of the sources, asked for on each request, to this
+     * machine only (a request from another address gets 403).
+     */
+    public MetricsProxy(String host, int port, String hostname, Supplier<List<MetricsPacket>> packets) {
+        this.packets = packets;
+        this.hostname = hostname;
+        try {
+            server = HttpServer.create(new InetSocketAddress(host, port), 16);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("Could not serve metrics on " + host + ":" + port, e);
+        }
+        server.createContext(VALUES_PATH, exchange -> respond(exchange, "application/json", this::json));
+        server.createContext(PROMETHEUS_PATH, exchange -> respond(exchange, "text/plain; version=0.0.4; charset=utf-8", this::prometheus));
+        server.setExecutor(Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "metrics-proxy");
+            thread.setDaemon(true);
+            return thread;
+        }));
+        server.start();
+    }
+
+    public int port() { return server.getAddress().getPort(); }
+
+    private byte[] json() {
+        Node node = new Node("dwell-runtime", hostname, port(), "/metrics/v2/values");
+        return GenericJsonUtil.toGenericApplicationModel(Map.of(node, packets.get())).serialize().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private byte[] prometheus() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (Writer writer = new OutputStreamWriter(out, StandardCharsets.UTF_8)) {
+            PrometheusUtil.toPrometheusModel(packets.get(),
+                                             new ApplicationDimensions(new ApplicationDimensionsConfig.Builder().build()),
+                                             new NodeDimensions(new NodeDimensionsConfig.Builder().build()))
+                          .serialize(writer);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
+    }
+
+    private static void respond(HttpExchange exchange, String contentType, Supplier<byte[]> body) throws IOException {
+        try (exchange) {
+            if ( ! exchange.getRemoteAddress().getAddress().isLoopbackAddress()) { // for this machine's container only
+                exchange.sendResponseHeaders(403, -1);
+                return;
+            }
+            if ( ! "GET".equals(exchange.getRequestMethod())) {
+                exchange.sendResponseHeaders(405, -1);
+                return;
+            }
+            byte[] bytes;
+            try {
+                bytes = body.get();
+            }
+            catch (RuntimeException e) {
+                log.log(Level.WARNING, "Could not render metrics", e);
+                bytes = ("Could not render metrics: " + e.getMessage()).getBytes(StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+                exchange.sendResponseHeaders(500, bytes.length);
+                exchange.getResponseBody().write(bytes);
+                return;
+            }
+            exchange.getResponseHeaders().set("Content-Type", contentType);
+            exchange.sendResponseHeaders(200, bytes.length);
+            exchange.getResponseBody().write(bytes);
+        }
+    }
+
+    /** The packets of several sources, each asked in turn; a source that fails is left out, with a WARNING. */
+    @SafeVarargs
+    public static Supplier<List<MetricsPacket>> all(Supplier<List<MetricsPacket>>... sources) {
+        return () -> {
+            List<MetricsPacket> all = new ArrayList<>();
+            for (Supplier<List<MetricsPacket>> source : sources) {
+                try {
+                    all.addAll(source.get());
+                }
+                catch (RuntimeException e) {
+                    log.log(Level.WARNING, "A metrics source failed: " + e.getMessage());
+                }
+            }
+            return all;
+        };
+    }
+
+    @Override
+    public void close() { server.stop(0); }
+
+}
