@@ -3,6 +3,7 @@ the metrics proxy on port 19092 as in Vespa, serve the content nodes' metrics un
 own, live. Scraped with the Prometheus client library's own text parser."""
 from __future__ import annotations
 
+import re
 import time
 import urllib.request
 from typing import Iterator
@@ -51,6 +52,12 @@ def test_prometheus_scrape_has_content_node_and_container_metrics(runtime: Runti
     queries = "content_proton_search_protocol_query_latency_count"
     assert value(after, queries) - value(before, queries) >= 5
     assert value(after, "content_proton_search_protocol_query_latency_sum") > 0
+    profile = "content_proton_documentdb_matching_rank_profile_"
+    queries_before = sum(v for (n, l), v in before.items()
+                         if n == profile + "queries_count" and {("documenttype", "album"), ("rankProfile", "default")} <= l)
+    assert value(after, profile + "queries_count", documenttype="album", rankProfile="default") - queries_before == 5
+    assert value(after, profile + "docs_matched_count", documenttype="album", rankProfile="default") >= 5 * 3
+    assert value(after, profile + "match_time_sum", documenttype="album", rankProfile="default") > 0
     # the container's own metrics come with its first metrics snapshot, taken a minute after it starts (as in Vespa)
     deadline = time.time() + 90
     while not any(dict(labels).get("vespa_service") == "vespa_container" for _, labels in after):
@@ -68,3 +75,20 @@ def test_metrics_v2_values_has_the_same_in_vespas_json(runtime: Runtime) -> None
     documents = [m["values"]["content.proton.documentdb.documents.active.last"] for m in services["vespa.searchnode"]["metrics"]
                  if "content.proton.documentdb.documents.active.last" in m["values"]]
     assert documents == [4], documents  # after the put of the test before
+
+
+def test_the_content_nodes_state_api_has_their_metrics(runtime: Runtime) -> None:
+    """Each content node's /state/v1/health and /state/v1/metrics, on the port Vespa's model gives its search node."""
+    match = re.search(r"Content node 0 of 'music' listening on ([^:]+):\d+ \(state API on port (\d+)\)", runtime.log(200_000))
+    assert match, runtime.log()
+    # the node listens on the address the runtime's own hosts file gives its host
+    addresses = {name: line.split()[0] for line in (runtime.data / "hosts").read_text().splitlines()
+                 if line.strip() and not line.startswith("#") for name in line.split()[1:]}
+    base = f"http://{addresses.get(match.group(1), '127.0.0.1')}:{match.group(2)}"
+    status, health = http("GET", f"{base}/state/v1/health")
+    assert status == 200 and health["status"]["code"] == "up", health
+    status, state = http("GET", f"{base}/state/v1/metrics")
+    assert status == 200, state
+    values = {(m["name"], tuple(sorted(m.get("dimensions", {}).items()))): m["values"] for m in state["metrics"]["values"]}
+    assert values[("content.proton.documentdb.documents.active", (("documenttype", "album"),))] == {"last": 4}
+    assert values[("content.proton.search_protocol.query.latency", ())]["count"] >= 5

@@ -138,7 +138,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
         SearchProtocol.SearchReply reply = null;
         lock.readLock().lock();
         try (SearchThreads.InFlight inFlight = threads.enter();
-             QueryExecution execution = new QueryExecution(ProtobufRequests.search(request), indexes, programs, threads)) {
+             QueryExecution execution = new QueryExecution(ProtobufRequests.search(request), indexes, programs, threads, metrics)) {
             reply = ProtobufReplies.search(execution.run());
         }
         catch (IllegalArgumentException | IllegalStateException e) {

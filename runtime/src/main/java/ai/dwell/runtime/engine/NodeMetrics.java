@@ -1,5 +1,6 @@
 package ai.dwell.runtime.engine;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -8,8 +9,10 @@ import java.util.concurrent.atomic.LongAdder;
  * What a content node counts of the requests it serves, since it started, under the names proton reports them:
  * searches (content.proton.search_protocol.query.latency, in seconds: count, sum, max) with the hits they matched
  * (content.proton.documentdb.matching.docs_matched), failed searches, and summary requests
- * (content.proton.search_protocol.docsum.latency, content.proton.search_protocol.docsum.requested_documents).
- * Adding is lock free; a snapshot is a consistent enough read of each counter.
+ * (content.proton.search_protocol.docsum.latency, content.proton.search_protocol.docsum.requested_documents); and per
+ * document type and rank profile (content.proton.documentdb.matching.rank_profile.*), the queries, their latency on
+ * that type, the time matching and the first phase took (match_time) and the second (rerank_time), and the documents
+ * matched and reranked. Adding is lock free; a snapshot is a consistent enough read of each counter.
  */
 public final class NodeMetrics {
 
@@ -23,6 +26,20 @@ public final class NodeMetrics {
         queries.add(nanos);
         matched.add(hitsMatched);
         if (failed) failedQueries.increment();
+    }
+
+    private final Map<List<String>, RankProfileCounters> rankProfiles = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The counters of a rank profile on a document type. */
+    RankProfileCounters rankProfile(String documentType, String profile) {
+        return rankProfiles.computeIfAbsent(List.of(documentType, profile), __ -> new RankProfileCounters());
+    }
+
+    /** The values now of each document type and rank profile queried: keyed by [document type, rank profile]. */
+    public Map<List<String>, Map<String, Number>> rankProfileSnapshots() {
+        Map<List<String>, Map<String, Number>> snapshots = new java.util.TreeMap<>(java.util.Comparator.comparing(Object::toString));
+        rankProfiles.forEach((key, counters) -> snapshots.put(key, counters.snapshot()));
+        return snapshots;
     }
 
     void docsums(long nanos, int documents) {
@@ -41,6 +58,30 @@ public final class NodeMetrics {
                       "content.proton.search_protocol.docsum.latency.sum", docsums.nanos.sum() / 1e9,
                       "content.proton.search_protocol.docsum.latency.max", docsums.max.get() / 1e9,
                       "content.proton.search_protocol.docsum.requested_documents.count", requestedDocuments.sum());
+    }
+
+    static final class RankProfileCounters {
+        private static final String PREFIX = "content.proton.documentdb.matching.rank_profile.";
+        private final Latency latency = new Latency();
+        private final LongAdder matchNanos = new LongAdder(), rerankNanos = new LongAdder(), matched = new LongAdder(), reranked = new LongAdder();
+
+        void add(long latencyNanos, long matchNanos, long rerankNanos, long matched, long reranked) {
+            latency.add(latencyNanos);
+            this.matchNanos.add(matchNanos);
+            this.rerankNanos.add(rerankNanos);
+            this.matched.add(matched);
+            this.reranked.add(reranked);
+        }
+
+        Map<String, Number> snapshot() {
+            return Map.of(PREFIX + "queries.count", latency.count.sum(),
+                          PREFIX + "query_latency.sum", latency.nanos.sum() / 1e9,
+                          PREFIX + "query_latency.max", latency.max.get() / 1e9,
+                          PREFIX + "match_time.sum", matchNanos.sum() / 1e9,
+                          PREFIX + "rerank_time.sum", rerankNanos.sum() / 1e9,
+                          PREFIX + "docs_matched.count", matched.sum(),
+                          PREFIX + "docs_reranked.count", reranked.sum());
+        }
     }
 
     private static final class Latency {

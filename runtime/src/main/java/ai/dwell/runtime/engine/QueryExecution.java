@@ -50,7 +50,14 @@ final class QueryExecution implements AutoCloseable {
     private boolean degraded = false;
     private boolean softTimeout = false;
 
+    private final NodeMetrics metrics; // null: not counted
+
     QueryExecution(SearchQuery query, NodeIndexes node, RankProgramCache programCache, SearchThreads threads) {
+        this(query, node, programCache, threads, null);
+    }
+
+    QueryExecution(SearchQuery query, NodeIndexes node, RankProgramCache programCache, SearchThreads threads, NodeMetrics metrics) {
+        this.metrics = metrics;
         this.query = query;
         this.node = node;
         this.programCache = programCache;
@@ -69,9 +76,15 @@ final class QueryExecution implements AutoCloseable {
         for (DocumentIndex index : searched) {
             if (pastDeadline(index)) continue;
             RankProfile profile = node.profile(index, query.rankProfile()).get();
+            long indexStart = System.nanoTime();
             MatchResult match = match(index, profile);
-            MatchResult ranked = limit(index, profile, match);
-            collector.add(index, rank(index, profile, match, ranked));
+            long matchNanos = System.nanoTime() - indexStart;
+            MatchResult limited = limit(index, profile, match);
+            Ranker.Ranked ranked = rank(index, profile, match, limited);
+            collector.add(index, ranked);
+            if (metrics != null)
+                metrics.rankProfile(index.name(), profile.name()).add(System.nanoTime() - indexStart, matchNanos + ranked.firstPhaseNanos(),
+                                                                      ranked.secondPhaseNanos(), ranked.matched(), ranked.reranked());
         }
         return result();
     }

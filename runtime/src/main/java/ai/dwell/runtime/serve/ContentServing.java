@@ -6,6 +6,7 @@ import ai.dwell.runtime.engine.SearchThreads;
 import ai.dwell.runtime.serve.deploy.PackageServices;
 import ai.dwell.runtime.serve.feed.IndexedContent;
 import ai.dwell.runtime.serve.rpc.ProtonRpcServer;
+import ai.dwell.runtime.serve.state.NodeStateApi;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentUpdate;
@@ -31,7 +32,7 @@ public class ContentServing implements IndexedContent, AutoCloseable {
 
     private static final long PING_MARGIN_MILLIS = 100;
 
-    private record Node(String cluster, ContentNode engine, ReadinessGate gate, ProtonRpcServer server) {}
+    private record Node(String cluster, ContentNode engine, ReadinessGate gate, ProtonRpcServer server, NodeStateApi state) {}
 
     private final List<Node> nodes = new ArrayList<>();
     private final SearchThreads searchThreads = SearchThreads.fromEnvironment();
@@ -47,9 +48,18 @@ public class ContentServing implements IndexedContent, AutoCloseable {
                 for (DispatchNodesConfig.Node spec : dispatch.node()) {
                     ContentNode engine = new ContentNode(clusters.get(cluster), spec.key(), searchThreads);
                     ReadinessGate gate = new ReadinessGate(engine);
-                    nodes.add(new Node(cluster, engine, gate, new ProtonRpcServer(gate, spec.host(), spec.port())));
+                    ProtonRpcServer server = new ProtonRpcServer(gate, spec.host(), spec.port());
+                    NodeStateApi state;
+                    try {
+                        state = new NodeStateApi(spec.host(), healthPort(model, cluster, spec.key()), engine, gate::isReady);
+                    }
+                    catch (RuntimeException e) {
+                        server.close();
+                        throw e;
+                    }
+                    nodes.add(new Node(cluster, engine, gate, server, state));
                     log.info("Content node " + spec.key() + " of '" + cluster + "' listening on " + spec.host() + ":" + spec.port()
-                             + ", threads per search: " + searchThreads.policy());
+                             + " (state API on port " + state.port() + "), threads per search: " + searchThreads.policy());
                 }
             }
         }
@@ -57,6 +67,14 @@ public class ContentServing implements IndexedContent, AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /** The port of the state API the model gives the search node of this cluster and distribution key (proton's health port). */
+    private static int healthPort(VespaModel model, String cluster, int distributionKey) {
+        return model.getContentClusters().get(cluster).getSearch().getSearchNodes().stream()
+                    .filter(node -> node.getDistributionKey() == distributionKey)
+                    .findFirst().orElseThrow(() -> new IllegalStateException("No search node " + distributionKey + " in content cluster '" + cluster + "'"))
+                    .getHealthPort();
     }
 
     /** Gives each content node, with the name of its cluster, to the consumer. */
@@ -166,6 +184,7 @@ public class ContentServing implements IndexedContent, AutoCloseable {
         if (flusher != null) flusher.close(); // a clean stop (or a redeploy) writes the state the next start loads
         flusher = null;
         for (Node node : nodes) {
+            node.state().close();
             node.server().close();
             node.engine().close();
         }

@@ -13,7 +13,8 @@ import java.util.function.Supplier;
 
 /**
  * The content nodes' metrics, under proton's names, of service vespa.searchnode: per node what it counted of the
- * requests it served (engine.NodeMetrics), and per node and document type the documents it searches
+ * requests it served (engine.NodeMetrics), per node, document type and rank profile (dimension rankProfile) the
+ * queries, their match and rerank time and documents matched and reranked, and per node and document type the documents it searches
  * (content.proton.documentdb.documents.active and .total, which are the same here: the runtime has no not-ready
  * documents). Dimensions: clusterid, distributionkey, and documenttype where per type.
  */
@@ -34,6 +35,11 @@ public final class ContentMetrics implements Supplier<List<MetricsPacket>> {
         serving.forEachNode((cluster, node) -> {
             packets.add(packet(cluster, node).apply(builder -> node.metrics().snapshot().forEach(
                     (name, value) -> builder.putMetric(MetricId.toMetricId(name), value))));
+            node.metrics().rankProfileSnapshots().forEach((typeAndProfile, values) -> packets.add(packet(cluster, node).apply(builder -> {
+                builder.putDimension(DimensionId.toDimensionId("documenttype"), typeAndProfile.get(0))
+                       .putDimension(DimensionId.toDimensionId("rankProfile"), typeAndProfile.get(1));
+                values.forEach((name, value) -> builder.putMetric(MetricId.toMetricId(name), value));
+            })));
             node.activeDocumentsByType().forEach((type, documents) -> packets.add(packet(cluster, node).apply(builder -> builder
                     .putDimension(DimensionId.toDimensionId("documenttype"), type)
                     .putMetric(MetricId.toMetricId("content.proton.documentdb.documents.active.last"), documents)
