@@ -37,14 +37,13 @@ public final class FeedBlocks {
             cluster.getClusterControllerConfig().getConfig(builder);
             FleetcontrollerConfig config = new FleetcontrollerConfig(builder);
             List<StorageNode> nodes = cluster.getRootGroup().recursiveGetNodes();
-            if (nodes.isEmpty()) continue;
+            if (nodes.isEmpty() || ! config.enable_cluster_feed_block()) continue;
             FeedBlock block = new FeedBlock(cluster.getName(),
                                             nodes.stream().map(StorageNode::getDistributionKey).sorted().toList(),
                                             nodes.get(0).getHostName(),
                                             config.cluster_feed_block_limit().getOrDefault("disk", 1.0),
                                             config.cluster_feed_block_noise_level(),
                                             usage, System::nanoTime, SAMPLE_NANOS);
-            if ( ! config.enable_cluster_feed_block()) continue;
             for (var type : cluster.getDocumentDefinitions().values()) blocks.put(type.getName(), block);
         }
         return blocks;

@@ -32,8 +32,8 @@ public final class FeedBlock {
     private final long sampleNanos;
 
     private final Object lock = new Object();
-    private long sampledAt;
-    private boolean sampled = false;
+    private volatile long sampledAt;
+    private volatile boolean sampled = false;
     private volatile String blockedBecause = null;
 
     /**
@@ -58,6 +58,7 @@ public final class FeedBlock {
     /** Why external feed is blocked now, as the distributors say it ("External feed is blocked ..."), or empty if it is not. */
     public Optional<String> blocked() {
         long now = nanoClock.getAsLong();
+        if (sampled && now - sampledAt < sampleNanos) return Optional.ofNullable(blockedBecause); // most writes: no lock
         synchronized (lock) {
             if ( ! sampled || now - sampledAt >= sampleNanos) {
                 sampled = true;
