@@ -30,6 +30,7 @@ def scrape() -> dict[tuple[str, frozenset], float]:
     samples = {}
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
+            assert sample.timestamp is None or abs(float(sample.timestamp) - time.time()) < 600, ("a sample of now", sample)
             samples[(sample.name, frozenset(sample.labels.items()))] = sample.value
     return samples
 

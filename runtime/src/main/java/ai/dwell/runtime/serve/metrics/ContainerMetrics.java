@@ -57,7 +57,10 @@ public final class ContainerMetrics implements Supplier<List<MetricsPacket>> {
             throw new UncheckedIOException("Could not parse " + stateMetrics, e);
         }
         List<MetricsPacket> packets = new ArrayList<>();
-        byDimensions.forEach((dimensions, metrics) -> packets.add(new MetricsPacket.Builder(SERVICE).putDimensions(dimensions)
+        java.time.Instant now = java.time.Instant.now(); // else the packets are of 1970 (a Prometheus server drops such samples)
+        byDimensions.forEach((dimensions, metrics) -> packets.add(new MetricsPacket.Builder(SERVICE).timestamp(now).statusCode(0)
+                                                                                                   .statusMessage("Data collected successfully")
+                                                                                                   .putDimensions(dimensions)
                                                                                                    .putMetrics(metrics).build()));
         return packets;
     }

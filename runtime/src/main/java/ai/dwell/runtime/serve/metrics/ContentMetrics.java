@@ -50,6 +50,7 @@ public final class ContentMetrics implements Supplier<List<MetricsPacket>> {
 
     private static PacketOf packet(String cluster, ContentNode node) {
         MetricsPacket.Builder builder = new MetricsPacket.Builder(SERVICE).statusCode(0).statusMessage("Data collected successfully")
+                .timestamp(java.time.Instant.now())
                 .putDimension(DimensionId.toDimensionId("clusterid"), cluster)
                 .putDimension(DimensionId.toDimensionId("distributionkey"), Integer.toString(node.distributionKey()));
         return new PacketOf(builder);
