@@ -187,6 +187,7 @@ def bad_deploys(application: Path) -> list[tuple]:
         "schema syntax error": _zip({**files, "schemas/comment.sd": b"schema comment { document comment { field x type nosuchtype { } } }"}),
         "unknown element in services.xml": _zip({**files, "services.xml": files["services.xml"].replace(b"<document-api/>", b"<document-apii/>")}),
         "empty body": b"",
+        "more entries than any application has (50,001 empty files)": _zip({**files, **{f"files/{i}": b"" for i in range(50_001)}}),
     }
     return [(f"deploy: {name}", "POST", DEPLOY, body, "application/zip") for name, body in cases.items()]
 

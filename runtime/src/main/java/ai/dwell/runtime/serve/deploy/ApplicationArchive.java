@@ -11,13 +11,15 @@ import java.util.zip.ZipInputStream;
 
 /**
  * Unpacks an application package sent as a zip file, as `vespa deploy` sends it. Refuses entries
- * that would land outside the target directory (zip slip), oversized packages, and packages
+ * that would land outside the target directory (zip slip), oversized packages, packages of more entries
+ * than any application has (a zip of many empty entries would fill the disk's inodes), and packages
  * without services.xml. A package zipped with one top directory (as `mvn package` makes
  * application.zip) is unpacked from inside that directory.
  */
 public final class ApplicationArchive {
 
     static final long MAX_UNPACKED_BYTES = 2L << 30;
+    static final int MAX_ENTRIES = 50_000;
 
     private ApplicationArchive() {}
 
@@ -30,7 +32,8 @@ public final class ApplicationArchive {
             int entries = 0;
             try (ZipInputStream in = new ZipInputStream(new ByteArrayInputStream(zip))) {
                 for (ZipEntry entry; (entry = in.getNextEntry()) != null; ) {
-                    entries++;
+                    if (++entries > MAX_ENTRIES)
+                        throw new InvalidApplicationException("The application package has more than " + MAX_ENTRIES + " entries");
                     Path target = root.resolve(entry.getName()).normalize();
                     if ( ! target.startsWith(root) || entry.getName().startsWith("/"))
                         throw new InvalidApplicationException("Zip entry '" + entry.getName() + "' points outside the application package");
