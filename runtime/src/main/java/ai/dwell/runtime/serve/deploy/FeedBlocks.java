@@ -49,7 +49,11 @@ public final class FeedBlocks {
         return blocks;
     }
 
-    /** The used share of the file system the directory is on, as proton reports disk usage: 1 - available / total. */
+    /**
+     * The used share of the file system the directory is on, as df reports it: used / (used + available), where used
+     * is what is not free. Blocks the file system reserves (for root, say) count as neither, as they are not there to
+     * write to: 1 - available / total would call a disk with a large reserve full while it is mostly empty.
+     */
     static DoubleSupplier diskUsage(Path directory) {
         FileStore store;
         try {
@@ -60,8 +64,8 @@ public final class FeedBlocks {
         }
         return () -> {
             try {
-                long total = store.getTotalSpace();
-                return total <= 0 ? 0.0 : 1.0 - (double) store.getUsableSpace() / total;
+                long used = store.getTotalSpace() - store.getUnallocatedSpace(), available = store.getUsableSpace();
+                return used + available <= 0 ? 0.0 : (double) used / (used + available);
             }
             catch (IOException e) {
                 throw new UncheckedIOException("Cannot read the disk usage of " + directory, e);
