@@ -243,9 +243,15 @@ class RuntimeService:
         return [parse_impression(self._pending.pop(v.query_id)) for v in views]
 
     def _update(self, item: tuple[str, Mapping[str, int]]) -> None:
+        """One comment's counter increments. A 429 (the document API's queue is full: the update was not taken) is
+        retried after a backoff, as Vespa's feed clients retry it; any other failure, or 429s for ~10 s, raises."""
         cid, inc = item
-        status, reply = update("comment", cid, {name: {"increment": n} for name, n in inc.items()},
-                               endpoint=self.endpoint)
+        for attempt in range(12):
+            status, reply = update("comment", cid, {name: {"increment": n} for name, n in inc.items()},
+                                   endpoint=self.endpoint)
+            if status != 429:
+                break
+            time.sleep(min(2.0, 0.01 * 2 ** attempt))
         if status != 200:
             raise RuntimeError(f"update of {cid} failed ({status}): {reply}")
 
