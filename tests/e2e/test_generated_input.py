@@ -7,14 +7,12 @@ the hand-listed corpus of the same kinds (test_clients.py); this one draws 2,030
 from __future__ import annotations
 
 import collections
-import io
 import json
 import os
 import string
 import urllib.error
 import urllib.parse
 import urllib.request
-import zipfile
 from pathlib import Path
 from typing import Iterator
 
@@ -189,14 +187,6 @@ def package_files() -> dict[str, bytes]:
     return {str(p.relative_to(APPLICATION)): p.read_bytes() for p in APPLICATION.rglob("*") if p.is_file() and "components" not in p.parts}
 
 
-def zipped(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, content in files.items():
-            archive.writestr(name, content)
-    return buffer.getvalue()
-
-
 # each deploy builds Vespa's model of the package (seconds), so fewer of these
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), derandomize=DERANDOMIZE)
 @given(change=st.one_of(
@@ -210,7 +200,7 @@ def test_deploy_packages_that_are_cut_short_or_write_outside_themselves(runtime:
         files[name] = files[name][: int(len(files[name]) * fraction)]
     else:
         files[what] = b"outside"
-    send("deploy package", "POST", bad_input.DEPLOY, zipped(files), "application/zip")
+    send("deploy package", "POST", bad_input.DEPLOY, bad_input._zip(files), "application/zip")
 
 
 def test_nothing_changed_and_the_same_package_serves(runtime: Runtime, before: dict) -> None:
