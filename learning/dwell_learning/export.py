@@ -12,7 +12,7 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -105,15 +105,25 @@ def write_onnx(weights: Weights, path: Path) -> Path:
     return path
 
 
-def rankingmodel_put(weights: Weights, profile: str, version: int, trained_at_ms: int | None = None) -> dict[str, Any]:
-    """A Vespa JSON put of the rankingmodel document for one rank profile."""
+def rankingmodel_put(weights: Weights, profile: str, version: int, trained_at_ms: int | None = None,
+                     curve: Mapping[str, Sequence[float]] | None = None) -> dict[str, Any]:
+    """A Vespa JSON put of the rankingmodel document for one rank profile. shipped_at is the time of the
+    put; curve, when given, is the run's learning curve so far ({"learned": [...], "freshness": [...]},
+    mean dwell per view by iteration), which the comments page draws."""
     if version <= 0:
         raise ValueError("version must be positive: 0 stands for the package constants")
+    now_ms = int(time.time() * 1000)
     fields: dict[str, Any] = {
         "profile": profile,
         "version": version,
-        "trained_at": int(time.time() * 1000) if trained_at_ms is None else trained_at_ms,
+        "trained_at": now_ms if trained_at_ms is None else trained_at_ms,
+        "shipped_at": now_ms,
     }
+    if curve is not None:
+        if set(curve) != {"learned", "freshness"} or len(curve["learned"]) != len(curve["freshness"]):
+            raise ValueError("curve must have 'learned' and 'freshness' of the same length")
+        fields["curve_learned"] = [float(v) for v in curve["learned"]]
+        fields["curve_freshness"] = [float(v) for v in curve["freshness"]]
     for name in TENSOR_TYPES:
         fields[name] = tensor_cells(name, weights[name])
     return {"put": f"id:dwell:rankingmodel::{profile}", "fields": fields}

@@ -270,8 +270,10 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
                 probe = np.concatenate(evaluation.features)[:512]
                 row["export_agreement"] = agreement(candidate, exported, probe)
             seconds["export"] = time.time() - t0
-            row["live_after_s"] = svc.set_model(candidate, version)
-            if mode == "runtime":
+            if mode == "runtime":   # the runtime's rankingmodel document carries the curve so far (the page draws it)
+                curve = {"learned": [r["dwell_learned"] for r in rows] + [row["dwell_learned"]],
+                         "freshness": [r["dwell_freshness"] for r in rows] + [row["dwell_freshness"]]}
+                row["live_after_s"] = svc.set_model(candidate, version, curve=curve)
                 service.set_model(candidate, version)
                 if config.deploy_onnx and config.export_every_ship:
                     from dwell_client import deploy
@@ -281,6 +283,8 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
                     package = package_with_model(out / "models" / f"v{version}", out / "deploy" / f"v{version}")
                     row["onnx_deploy_s"] = deploy(package)
                     row["onnx_disagreement"] = onnx_disagreement(candidate, evaluation.articles[0])
+            else:
+                row["live_after_s"] = svc.set_model(candidate, version)
             predicted, predicted_dr = est_cand["cascade"].row(), _row(est_cand.get("dr"))
         else:
             predicted, predicted_dr = est_live["cascade"].row(), _row(est_live.get("dr"))

@@ -260,10 +260,12 @@ class RuntimeService:
             list(pool.map(self._update, updates.items()))
         return len(updates)
 
-    def set_model(self, weights: Weights, version: int, profile: str = "neural", timeout: float = 10) -> float:
-        """Feeds the rankingmodel document and waits until queries are ranked by it; returns
-        the seconds from the put's acknowledgement until a query reported the new version."""
-        document = rankingmodel_put(weights, profile, version)
+    def set_model(self, weights: Weights, version: int, profile: str = "neural", timeout: float = 10,
+                  curve: Mapping[str, Sequence[float]] | None = None) -> float:
+        """Feeds the rankingmodel document (with the run's learning curve so far, when given) and waits
+        until queries are ranked by it; returns the seconds from the put's acknowledgement until a query
+        reported the new version."""
+        document = rankingmodel_put(weights, profile, version, curve=curve)
         status, reply = put("rankingmodel", profile, document["fields"], endpoint=self.endpoint)
         if status != 200:
             raise RuntimeError(f"rankingmodel put failed ({status}): {reply}")

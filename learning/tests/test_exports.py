@@ -38,3 +38,17 @@ def test_version_zero_is_reserved_for_the_package() -> None:
     except ValueError:
         return
     raise AssertionError("version 0 accepted")
+
+
+def test_the_document_carries_the_learning_curve_when_given() -> None:
+    weights = baseline_mimicking_weights(seed=3)
+    plain = rankingmodel_put(weights, "neural", version=2, trained_at_ms=5)["fields"]
+    assert "curve_learned" not in plain and plain["shipped_at"] >= plain["trained_at"]
+    fields = rankingmodel_put(weights, "neural", version=2, curve={"learned": [1, 2.5], "freshness": [1, 1.5]})["fields"]
+    assert fields["curve_learned"] == [1.0, 2.5] and fields["curve_freshness"] == [1.0, 1.5]
+    for bad in ({"learned": [1.0]}, {"learned": [1.0], "freshness": [1.0, 2.0]}):
+        try:
+            rankingmodel_put(weights, "neural", version=2, curve=bad)
+        except ValueError:
+            continue
+        raise AssertionError(f"curve {bad} accepted")

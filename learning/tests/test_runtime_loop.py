@@ -79,6 +79,18 @@ def test_two_iterations_through_the_runtime(served, tmp_path: Path) -> None:
     for r in rows:
         if r["shipped"]:
             assert r["onnx_deploy_s"] > 0 and r["onnx_disagreement"] < 1e-5
+    # The live rankingmodel document carries the run's learning curve up to the iteration that shipped it
+    # (the comments page draws it); the random start (version 1) has none.
+    model = http("GET", "http://localhost:8080/document/v1/dwell/rankingmodel/docid/neural")[1]["fields"]
+    shipped = [i for i, r in enumerate(rows) if r["shipped"]]
+    assert model["version"] == 1 + len(shipped)
+    if shipped:
+        last = shipped[-1]
+        assert model["curve_learned"] == pytest.approx([r["dwell_learned"] for r in rows[:last + 1]], rel=1e-6)
+        assert model["curve_freshness"] == pytest.approx([r["dwell_freshness"] for r in rows[:last + 1]], rel=1e-6)
+        assert model["shipped_at"] >= model["trained_at"] > 0
+    else:
+        assert "curve_learned" not in model
 
 
 def test_a_shipped_model_is_deployed_as_onnx_for_neural_onnx(served, tmp_path: Path) -> None:

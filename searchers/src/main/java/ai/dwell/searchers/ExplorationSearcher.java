@@ -32,7 +32,8 @@ import java.util.UUID;
  * ({@link ChainProperties#modelVersion}), every candidate with its score and features, and the
  * shown order with its propensities. A request may pass exploration.seed to make the choice
  * reproducible and query_id to name the impression; otherwise a random id is made. Both come back
- * as root fields. Each shown hit gets the fields position and step_propensity.
+ * as root fields. Each shown hit gets the fields position, greedy_position (its place in score order, which
+ * the greedy choice shows: where it differs from position, exploration moved the hit) and step_propensity.
  */
 @Provides(ChainPhases.EXPLORATION)
 @After(ChainPhases.MODEL_WEIGHTS)
@@ -95,6 +96,7 @@ public class ExplorationSearcher extends Searcher implements AutoCloseable {
         for (int position = 0; position < slate.size(); position++) {
             Hit hit = ranked.get(slate.candidate(position));
             hit.setField("position", position);
+            hit.setField("greedy_position", slate.candidate(position));
             hit.setField("step_propensity", slate.stepPropensity(position));
             result.hits().add(hit);
         }

@@ -86,6 +86,24 @@ public class ExplorationSearcherTest {
     }
 
     @Test
+    void eachShownHitSaysWhereTheGreedyOrderHadIt() throws Exception {
+        Result explored = search("/search/?article=a1&hits=5&exploration.rate=1&exploration.temperature=3&exploration.seed=11");
+        JsonNode candidates = lastImpression().get("candidates");
+        List<String> scoreOrder = new ArrayList<>();
+        for (JsonNode candidate : candidates) scoreOrder.add(candidate.get("id").asText());
+        boolean moved = false;
+        for (Hit hit : explored.hits().asList()) {
+            int greedy = (Integer) hit.getField("greedy_position");
+            assertEquals(scoreOrder.indexOf(hit.getField("documentid").toString()), greedy);
+            moved |= greedy != (Integer) hit.getField("position");
+        }
+        assertTrue(moved, "temperature 3 at rate 1 moves some hit");
+        Result greedy = search("/search/?article=a1&hits=5");
+        for (Hit hit : greedy.hits().asList())
+            assertEquals(hit.getField("position"), hit.getField("greedy_position"), "rate 0 moves nothing");
+    }
+
+    @Test
     void badExplorationSettingsAreBadRequests() {
         for (String bad : List.of("exploration.rate=2", "exploration.temperature=0", "exploration.candidates=0")) {
             Result result = search("/search/?article=a1&" + bad);

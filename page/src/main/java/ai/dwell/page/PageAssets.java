@@ -1,0 +1,45 @@
+package ai.dwell.page;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The comments page's files (HTML, JavaScript, CSS), read once from the bundle's resources under
+ * dwell-page/. The set of files is fixed: a name not listed here is not served.
+ */
+final class PageAssets {
+
+    /** A file of the page: its bytes and content type. */
+    record Asset(byte[] bytes, String contentType) { }
+
+    private static final String DIRECTORY = "dwell-page/";
+    private static final Map<String, String> CONTENT_TYPES = Map.of(
+            "index.html", "text/html; charset=utf-8",
+            "page.js", "text/javascript; charset=utf-8",
+            "page.css", "text/css; charset=utf-8");
+
+    private final Map<String, Asset> assets;
+
+    PageAssets() {
+        this.assets = CONTENT_TYPES.entrySet().stream()
+                                   .collect(java.util.stream.Collectors.toUnmodifiableMap(
+                                           Map.Entry::getKey, e -> new Asset(read(e.getKey()), e.getValue())));
+    }
+
+    /** The file of this name (e.g. "page.js"), if the page has one. */
+    Optional<Asset> get(String name) { return Optional.ofNullable(assets.get(name)); }
+
+    private static byte[] read(String name) {
+        try (InputStream in = PageAssets.class.getClassLoader().getResourceAsStream(DIRECTORY + name)) {
+            if (in == null) throw new IllegalStateException("the bundle lacks " + DIRECTORY + name);
+            return in.readAllBytes();
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("reading " + DIRECTORY + name, e);
+        }
+    }
+
+}
