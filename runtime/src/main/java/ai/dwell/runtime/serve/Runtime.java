@@ -28,6 +28,7 @@ import com.yahoo.language.Linguistics;
 import ai.dwell.runtime.serve.deploy.ApplicationArchive;
 import ai.dwell.runtime.serve.deploy.ContentClusterConfigs;
 import ai.dwell.runtime.serve.deploy.FeedBlocks;
+import ai.dwell.runtime.serve.deploy.PackageVariants;
 import ai.dwell.runtime.serve.deploy.InvalidApplicationException;
 import ai.dwell.runtime.serve.deploy.ModelBuilder;
 import ai.dwell.runtime.serve.deploy.PackageServices;
@@ -156,6 +157,7 @@ public class Runtime implements Deployments, AutoCloseable {
 
     private Generation activateNow(long session, Path deployedDir) {
         long start = System.nanoTime();
+        PackageVariants.resolve(deployedDir);   // deploy: and preprocess: for this zone, as a config server does first
         ModelBuilder.Built built = ModelBuilder.build(deployedDir);
         String containerId = PackageServices.of(built.model(), deployedDir).containerCluster();
         Path served = ServedPackage.prepare(deployedDir, data.served(session), shards, built.model(), containerId);
