@@ -3,8 +3,9 @@ of the pinned CLI (the subcommands exist, every flag is one the (sub)command tak
 has one), its other commands (`./dwell`, `python -m dwell_feed`) against theirs, and the files, host names,
 config values and functions it names against the repository. No runtime, no network; a few seconds.
 
-The XML of the guide (the services.xml additions, deployment.xml) is checked by
-tests/package/java/ai/dwell/application/DeploymentGuideIT.java, with Vespa's config model."""
+The XML of the guide (services.xml's <nodes>, deployment.xml) is checked against application/ by
+tests/package/java/ai/dwell/application/DeploymentGuideIT.java, which also builds Vespa's config model of the package
+for each zone the guide names."""
 from __future__ import annotations
 
 import os
@@ -221,8 +222,8 @@ NAMED_IN_CODE = {
     "rankingmodel.jsonl": ("feed/dwell_feed/generate.py", r"\"rankingmodel\.jsonl\""),
     "ImpressionLog.resolve": ("searchers/src/main/java/ai/dwell/searchers/ImpressionLog.java",
                               r"static Path resolve\(String configuredPath\)[^}]*underVespaHome"),
-    "ModelBuilder": ("runtime/src/main/java/ai/dwell/runtime/serve/deploy/ModelBuilder.java",
-                     r"ApplicationPackageXmlFilesValidator\.create\(applicationDir"),
+    "PackageVariants": ("runtime/src/main/java/ai/dwell/runtime/serve/deploy/PackageVariants.java",
+                        r"Zone zone = Zone\.defaultZone\(\);.*new XmlPreProcessor\("),
     "ReaderFailureGuard": ("runtime/README.md", r"ReaderFailureGuard"),
     "SearchWaitGuard": ("runtime/README.md", r"SearchWaitGuard"),
     "serve.access.AccessFilter": ("runtime/README.md", r"serve\.access\.AccessFilter"),
@@ -234,3 +235,11 @@ def test_what_it_names_in_the_code_is_there(name: str) -> None:
     path, pattern = NAMED_IN_CODE[name]
     assert name in GUIDE.read_text(), f"the guide no longer names {name}: drop it here"
     assert re.search(pattern, (ROOT / path).read_text(), re.M | re.S), f"{path} no longer has {name}"
+
+
+def test_the_runtime_resolves_variants_before_it_builds_as_the_guide_says() -> None:
+    guide = " ".join(GUIDE.read_text().split())
+    assert "resolves the `deploy:` variants as a self-hosted config server does" in guide
+    runtime = (ROOT / "runtime/src/main/java/ai/dwell/runtime/serve/Runtime.java").read_text()
+    assert re.search(r"PackageVariants\.resolve\((\w+)\);[^\n]*\n\s*ModelBuilder\.Built \w+ = ModelBuilder\.build\(\1\)", runtime), \
+        "Runtime no longer resolves the package's variants just before it builds the model: update the guide"

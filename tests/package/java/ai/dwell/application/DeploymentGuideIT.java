@@ -33,8 +33,16 @@ import com.yahoo.vespa.model.application.validation.Validation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import org.w3c.dom.Element;
+import org.w3c.dom.NamedNodeMap;
+import org.w3c.dom.Node;
+import org.xml.sax.InputSource;
+
 import javax.security.auth.x500.X500Principal;
+import javax.xml.XMLConstants;
+import javax.xml.parsers.DocumentBuilderFactory;
 import java.io.IOException;
+import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.nio.file.Files;
@@ -47,6 +55,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -59,24 +68,26 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The deployments docs/deploy.md describes, as Vespa's config model builds them. The guide's additions for Vespa
- * Cloud production (a {@code <nodes deploy:cloud=... deploy:environment=...>} in each cluster of services.xml, and
- * deployment.xml) are read from the guide itself and put into a copy of the built package (target/application).
- * Each copy is preprocessed for a zone as a config server preprocesses it (the deploy:* attributes choose elements),
- * its XML files are checked against Vespa's schemas, and its model is built and validated: for a self-hosted zone
- * (hosts.xml), and for Vespa Cloud's production, test, staging and dev zones (hosted; nodes from an in-memory
- * provisioner standing in for Vespa Cloud's, so only what the model asks for is checked, not what Vespa Cloud gives).
- * The package as it is in application/ is checked against Vespa Cloud dev (accepted) and production (refused).
+ * The deployments docs/deploy.md describes, as Vespa's config model builds them from the built package
+ * (target/application). The package carries Vespa Cloud's node counts (a {@code <nodes deploy:cloud=...
+ * deploy:environment=...>} in each cluster of services.xml) and deployment.xml. A copy of the package is preprocessed
+ * for a zone as a config server preprocesses it (the deploy:* attributes choose a {@code <nodes>}), its XML files are
+ * checked against Vespa's schemas, and its model is built and validated: for a self-hosted zone (hosts.xml), and for
+ * Vespa Cloud's production, test, staging and dev zones (hosted; nodes from an in-memory provisioner standing in for
+ * Vespa Cloud's, so only what the model asks for is checked, not what Vespa Cloud gives).
+ * The guide's xml blocks are checked to be the package's, element for element, so the guide cannot drift from it; and a
+ * copy without the deploy:cloud {@code <nodes>} is refused in Vespa Cloud production, which is why the package has them.
  */
 public class DeploymentGuideIT {
 
     private static final Path GUIDE = DwellApplication.root().resolve("docs/deploy.md");
     private static final ApplicationId APPLICATION = ApplicationId.from("mytenant", "dwell", "default");
     private static final String CONTAINER = "dwell_container", CONTENT = "dwell";
+    private static final String DEPLOY_NAMESPACE = "vespa";
 
     @Test
-    void withTheGuidesAdditionsASelfHostedClusterIsLaidOutByHostsXml(@TempDir Path dir) throws IOException {
-        VespaModel model = build(withTheGuidesAdditions(dir), Zone.defaultZone(), null);
+    void aSelfHostedClusterIsLaidOutByHostsXml(@TempDir Path dir) throws IOException {
+        VespaModel model = build(copy(dir), Zone.defaultZone(), null);
 
         assertEquals(Set.of("dwell-admin0.example.com", "dwell-container0.example.com", "dwell-container1.example.com",
                             "dwell-content0.example.com", "dwell-content1.example.com", "dwell-content2.example.com"),
@@ -89,14 +100,11 @@ public class DeploymentGuideIT {
     }
 
     @Test
-    void withTheGuidesAdditionsVespaCloudProductionGetsTheirNodeCountsAndResources(@TempDir Path dir) throws IOException {
+    void vespaCloudProductionGetsTheCloudNodeCountsAndResources(@TempDir Path dir) throws IOException {
         InMemoryProvisioner provisioner = provisioner(Environment.prod);
-        VespaModel model = build(withTheGuidesAdditions(dir), cloudZone(Environment.prod), provisioner);
+        VespaModel model = build(copy(dir), cloudZone(Environment.prod), provisioner);
 
-        Nodes container = cloudNodes("<container id=\"" + CONTAINER + "\">"), content = cloudNodes("<content id=\"" + CONTENT + "\">");
-        assertEquals(2, container.count(), "the guide's container count");
-        assertEquals(3, content.count(), "the guide's content count");
-
+        Nodes container = cloudNodes(CONTAINER), content = cloudNodes(CONTENT);
         assertEquals(container.count(), model.getContainerClusters().get(CONTAINER).getContainers().size());
         StorDistributionConfig distribution = model.getConfig(StorDistributionConfig.class, CONTENT);
         assertEquals(2, distribution.redundancy(), "min-redundancy 2");
@@ -108,32 +116,22 @@ public class DeploymentGuideIT {
     }
 
     @Test
-    void withTheGuidesAdditionsVespaCloudsTestAndStagingZonesTakeThePackage(@TempDir Path dir) throws IOException {
-        Path app = withTheGuidesAdditions(dir);
+    void vespaCloudsTestAndStagingZonesGetTheSameRequests(@TempDir Path dir) throws IOException {
+        Path app = copy(dir);
         for (Environment environment : List.of(Environment.test, Environment.staging)) {
             InMemoryProvisioner provisioner = provisioner(environment);
-            build(app, cloudZone(environment), provisioner);
-            assertRequested(cloudNodes("<container id=\"" + CONTAINER + "\">"), provisioner.provisioned().all().get(ClusterSpec.Id.from(CONTAINER)));
-            assertRequested(cloudNodes("<content id=\"" + CONTENT + "\">"), provisioner.provisioned().all().get(ClusterSpec.Id.from(CONTENT)));
+            VespaModel model = build(app, cloudZone(environment), provisioner);
+            assertRequested(cloudNodes(CONTAINER), provisioner.provisioned().all().get(ClusterSpec.Id.from(CONTAINER)));
+            assertRequested(cloudNodes(CONTENT), provisioner.provisioned().all().get(ClusterSpec.Id.from(CONTENT)));
+            assertFalse(jvmOptions(model).contains("-Xmx2g"), environment + ": the cloud <nodes> has no <jvm>");
         }
     }
 
+    /** The hostalias <nodes>, without count: the config model itself asks for one node per cluster, not as required. */
     @Test
-    void withTheGuidesAdditionsVespaCloudDevKeepsOneNodePerCluster(@TempDir Path dir) throws IOException {
-        InMemoryProvisioner provisioner = provisioner(Environment.dev);
-        VespaModel model = build(withTheGuidesAdditions(dir), cloudZone(Environment.dev), provisioner);
-        assertOneNodePerCluster(model, provisioner);
-    }
-
-    @Test
-    void asItIsThePackageDeploysToVespaCloudDevWithOneNodePerCluster(@TempDir Path dir) throws IOException {
+    void vespaCloudDevKeepsOneNodePerCluster(@TempDir Path dir) throws IOException {
         InMemoryProvisioner provisioner = provisioner(Environment.dev);
         VespaModel model = build(copy(dir), cloudZone(Environment.dev), provisioner);
-        assertOneNodePerCluster(model, provisioner);
-    }
-
-    /** The hostalias <nodes>, without count: the config model itself asks for one node per cluster, not as required. */
-    private static void assertOneNodePerCluster(VespaModel model, InMemoryProvisioner provisioner) {
         for (String cluster : List.of(CONTAINER, CONTENT)) {
             Capacity requested = provisioner.provisioned().all().get(ClusterSpec.Id.from(cluster));
             assertNotNull(requested, cluster);
@@ -148,35 +146,56 @@ public class DeploymentGuideIT {
     }
 
     @Test
-    void asItIsThePackageIsRefusedInVespaCloudProduction(@TempDir Path dir) throws IOException {
+    void withoutTheCloudNodesThePackageIsRefusedInVespaCloudProduction(@TempDir Path dir) throws IOException {
         Path app = copy(dir);
-        Files.writeString(app.resolve("deployment.xml"), guideBlock(b -> b.contains("<deployment")));
+        Path services = app.resolve("services.xml");
+        Matcher cloudNodes = Pattern.compile("(?s)\\s*<nodes deploy:cloud=\"[^\"]*\"[^>]*>.*?</nodes>").matcher(Files.readString(services));
+        StringBuilder without = new StringBuilder();
+        int removed = 0;
+        while (cloudNodes.find()) {
+            cloudNodes.appendReplacement(without, "");
+            removed++;
+        }
+        cloudNodes.appendTail(without);
+        assertEquals(2, removed, "a deploy:cloud <nodes> in each cluster of services.xml");
+        Files.writeString(services, without.toString());
+
+        build(app, Zone.defaultZone(), null);   // still a valid self-hosted package
         var e = assertThrows(IllegalArgumentException.class,
                              () -> build(app, cloudZone(Environment.prod), provisioner(Environment.prod)));
         assertTrue(messages(e).contains("must have a <nodes count='N'> tag"), messages(e));
     }
 
-    // ---- the package, with and without the guide's additions
+    // ---- the guide against the package
 
-    /** A copy of the built package with the guide's two services.xml blocks, its deployment.xml and a client certificate. */
-    private static Path withTheGuidesAdditions(Path dir) throws IOException {
-        Path app = copy(dir);
-        Path services = app.resolve("services.xml");
-        String xml = Files.readString(services);
-        xml = insertBeforeNodes(xml, "<container id=\"" + CONTAINER + "\"", cloudNodes("<container id=\"" + CONTAINER + "\">").xml());
-        xml = insertBeforeNodes(xml, "<content id=\"" + CONTENT + "\"", cloudNodes("<content id=\"" + CONTENT + "\">").xml());
-        Files.writeString(services, xml);
-        Files.writeString(app.resolve("deployment.xml"), guideBlock(b -> b.contains("<deployment")));
-        return app;
+    @Test
+    void theGuidesServicesXmlBlocksAreThePackages() {
+        Element services = parse(DwellApplication.packageDir().resolve("services.xml"));
+        Map<String, Element> clusters = Map.of("<container id=\"" + CONTAINER + "\">", cluster(services, "container", CONTAINER),
+                                               "<content id=\"" + CONTENT + "\">", cluster(services, "content", CONTENT));
+        for (var cluster : clusters.entrySet()) {
+            String block = guideBlock(b -> b.startsWith("<!--") && b.lines().findFirst().orElseThrow().contains(cluster.getKey()));
+            List<Element> shown = elements(parse("<services xmlns:deploy=\"" + DEPLOY_NAMESPACE + "\">" + block + "</services>"));
+            assertTrue(shown.stream().anyMatch(e -> e.hasAttributeNS(DEPLOY_NAMESPACE, "cloud")),
+                       "the guide shows the deploy:cloud <nodes> of " + cluster.getKey());
+            for (Element element : shown) {
+                List<String> candidates = elements(cluster.getValue()).stream().filter(e -> e.getTagName().equals(element.getTagName()))
+                                                                      .map(DeploymentGuideIT::describe).toList();
+                assertTrue(candidates.contains(describe(element)),
+                           "docs/deploy.md shows in " + cluster.getKey() + "\n" + describe(element) +
+                           "\nbut services.xml has\n" + String.join("\n", candidates));
+            }
+        }
     }
 
-    private static String insertBeforeNodes(String services, String cluster, String nodes) {
-        int start = services.indexOf(cluster);
-        assertTrue(start >= 0, "services.xml has " + cluster);
-        int at = services.indexOf("<nodes>", start);
-        assertTrue(at >= 0, "services.xml has a <nodes> in " + cluster);
-        return services.substring(0, at) + nodes + "\n        " + services.substring(at);
+    @Test
+    void theGuidesDeploymentXmlIsThePackages() {
+        Element shown = parse(guideBlock(b -> b.contains("<deployment")));
+        Element deployment = parse(DwellApplication.packageDir().resolve("deployment.xml"));
+        assertEquals(describe(deployment), describe(shown), "docs/deploy.md's deployment.xml against the package's");
     }
+
+    // ---- the package
 
     /** A copy of target/application, with a self-signed certificate in security/clients.pem as `vespa auth cert` makes. */
     private static Path copy(Path dir) throws IOException {
@@ -201,7 +220,41 @@ public class DeploymentGuideIT {
                                                   SignatureAlgorithm.SHA256_WITH_ECDSA, BigInteger.ONE).build();
     }
 
-    // ---- the guide's blocks
+    record Nodes(int count, double vcpu, double memoryGb, double diskGb) {}
+
+    /** The count and resources of the deploy:cloud <nodes> of this cluster in the package's services.xml. */
+    private static Nodes cloudNodes(String id) {
+        Element services = parse(DwellApplication.packageDir().resolve("services.xml"));
+        Element cluster = cluster(services, id.equals(CONTAINER) ? "container" : "content", id);
+        List<Element> nodes = elements(cluster).stream()
+                                               .filter(e -> e.getTagName().equals("nodes") && e.hasAttributeNS(DEPLOY_NAMESPACE, "cloud"))
+                                               .toList();
+        assertEquals(1, nodes.size(), "one deploy:cloud <nodes> in " + id);
+        List<Element> resources = elements(nodes.get(0)).stream().filter(e -> e.getTagName().equals("resources")).toList();
+        assertEquals(1, resources.size(), "<resources> in the deploy:cloud <nodes> of " + id);
+        Element r = resources.get(0);
+        return new Nodes(Integer.parseInt(nodes.get(0).getAttribute("count")), Double.parseDouble(r.getAttribute("vcpu")),
+                         gb(r.getAttribute("memory")), gb(r.getAttribute("disk")));
+    }
+
+    private static double gb(String value) {
+        assertTrue(value.endsWith("Gb"), value);
+        return Double.parseDouble(value.substring(0, value.length() - 2));
+    }
+
+    /** The count and resources, asked for as required: Vespa's preprocessor marks a <nodes> that a deploy: attribute chose so. */
+    private static void assertRequested(Nodes expected, Capacity requested) {
+        assertNotNull(requested);
+        NodeResources resources = requested.minResources().nodeResources();
+        assertEquals(expected.count(), requested.minResources().nodes());
+        assertEquals(requested.minResources(), requested.maxResources());
+        assertTrue(requested.isRequired(), "required");
+        assertEquals(expected.vcpu(), resources.vcpu(), 1e-9);
+        assertEquals(expected.memoryGb(), resources.memoryGiB(), 1e-9);
+        assertEquals(expected.diskGb(), resources.diskGb(), 1e-9);
+    }
+
+    // ---- xml: the guide's blocks, and elements compared by name, attributes (with namespace) and child elements
 
     /** The guide's fenced xml blocks, each without its fence and common indentation. */
     static List<String> xmlBlocks() {
@@ -237,32 +290,67 @@ public class DeploymentGuideIT {
         return found.get(0);
     }
 
-    record Nodes(String xml, int count, double vcpu, double memoryGb, double diskGb) {}
-
-    private static final Pattern COUNT = Pattern.compile("<nodes deploy:cloud=\"[a-z ]+\"[^>]* count=\"(\\d+)\">");
-    private static final Pattern RESOURCES = Pattern.compile("<resources vcpu=\"([0-9.]+)\" memory=\"([0-9.]+)Gb\" disk=\"([0-9.]+)Gb\"/>");
-
-    /** The guide's block for the cluster in the marker comment on its first line, e.g. in <container id="dwell_container">. */
-    private static Nodes cloudNodes(String cluster) {
-        String block = guideBlock(b -> b.startsWith("<!--") && b.lines().findFirst().orElseThrow().contains(cluster));
-        String xml = block.lines().skip(1).collect(Collectors.joining("\n"));
-        Matcher count = COUNT.matcher(xml), resources = RESOURCES.matcher(xml);
-        assertTrue(count.find(), "a <nodes deploy:cloud count> in " + xml);
-        assertTrue(resources.find(), "<resources vcpu memory disk> in " + xml);
-        return new Nodes(xml, Integer.parseInt(count.group(1)), Double.parseDouble(resources.group(1)),
-                         Double.parseDouble(resources.group(2)), Double.parseDouble(resources.group(3)));
+    private static Element parse(Path file) {
+        try {
+            return parse(Files.readString(file));
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
-    /** The guide's count and resources, asked for as required: Vespa's preprocessor marks a <nodes> that a deploy: attribute chose so. */
-    private static void assertRequested(Nodes expected, Capacity requested) {
-        assertNotNull(requested);
-        NodeResources resources = requested.minResources().nodeResources();
-        assertEquals(expected.count(), requested.minResources().nodes());
-        assertEquals(requested.minResources(), requested.maxResources());
-        assertTrue(requested.isRequired(), "required");
-        assertEquals(expected.vcpu(), resources.vcpu(), 1e-9);
-        assertEquals(expected.memoryGb(), resources.memoryGiB(), 1e-9);
-        assertEquals(expected.diskGb(), resources.diskGb(), 1e-9);
+    private static Element parse(String xml) {
+        try {
+            var factory = DocumentBuilderFactory.newInstance();
+            factory.setNamespaceAware(true);
+            factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+            return factory.newDocumentBuilder().parse(new InputSource(new StringReader(xml))).getDocumentElement();
+        }
+        catch (Exception e) {
+            throw new IllegalArgumentException("not xml: " + xml, e);
+        }
+    }
+
+    private static List<Element> elements(Element parent) {
+        List<Element> children = new ArrayList<>();
+        for (Node child = parent.getFirstChild(); child != null; child = child.getNextSibling())
+            if (child instanceof Element element) children.add(element);
+        return children;
+    }
+
+    private static Element cluster(Element services, String tag, String id) {
+        return elements(services).stream().filter(e -> e.getTagName().equals(tag) && e.getAttribute("id").equals(id))
+                                 .findFirst().orElseThrow(() -> new AssertionError("services.xml has no <" + tag + " id=\"" + id + "\">"));
+    }
+
+    /**
+     * An element as text to compare: its name, its attributes sorted (a namespaced one as {namespace}name; namespace
+     * declarations left out), its text, and its child elements in order; comments and whitespace left out.
+     */
+    static String describe(Element element) {
+        StringBuilder b = new StringBuilder();
+        describe(element, "", b);
+        return b.toString();
+    }
+
+    private static void describe(Element element, String indent, StringBuilder b) {
+        b.append(indent).append('<').append(element.getLocalName() != null ? element.getLocalName() : element.getTagName());
+        NamedNodeMap attributes = element.getAttributes();
+        Map<String, String> sorted = new TreeMap<>();
+        for (int i = 0; i < attributes.getLength(); i++) {
+            Node a = attributes.item(i);
+            if (XMLConstants.XMLNS_ATTRIBUTE_NS_URI.equals(a.getNamespaceURI())) continue;
+            String name = a.getLocalName() != null ? a.getLocalName() : a.getNodeName();
+            sorted.put(a.getNamespaceURI() == null ? name : "{" + a.getNamespaceURI() + "}" + name, a.getNodeValue());
+        }
+        sorted.forEach((name, value) -> b.append(' ').append(name).append("=\"").append(value).append('"'));
+        b.append(">\n");
+        StringBuilder text = new StringBuilder();
+        for (Node child = element.getFirstChild(); child != null; child = child.getNextSibling())
+            if (child.getNodeType() == Node.TEXT_NODE || child.getNodeType() == Node.CDATA_SECTION_NODE)
+                text.append(child.getNodeValue());
+        if ( ! text.toString().isBlank()) b.append(indent).append("  ").append(text.toString().strip()).append('\n');
+        for (Element child : elements(element)) describe(child, indent + "  ", b);
     }
 
     // ---- building the model as a config server would
