@@ -96,7 +96,7 @@ def summary(rows: list[dict[str, Any]], last: int = 3) -> dict[str, Any]:
             return None
         return float(np.mean([r[f"dwell_{arm}"] for r in rows]) / np.mean(g) - 1)
 
-    true = {k: float(np.mean([r[f"true_{k}"] for r in tail])) for k in ("freshness", "live", "oracle", "ceiling")}
+    true = {k: float(np.mean([r[f"true_{k}"] for r in tail])) for k in ("freshness", "live", "oracle", "ceiling", "linear")}
     errors = [r["predicted_snips"] / r["dwell_learned"] - 1 for r in rows if r["predicted_snips"] is not None]
     covered = [r["predicted_snips_lo"] <= r["dwell_learned"] <= r["predicted_snips_hi"] for r in rows
                if r["predicted_snips"] is not None]
@@ -125,6 +125,11 @@ def summary(rows: list[dict[str, Any]], last: int = 3) -> dict[str, Any]:
         "expected_lift_over_freshness": true["live"] / true["freshness"] - 1,
         "expected_share_of_oracle": true["live"] / true["oracle"],
         "expected_ceiling_over_freshness": true["ceiling"] / true["freshness"] - 1,
+        # shares of the true ceiling (the order by what readers respond to), the q oracle and the linear ranker beside it
+        "expected_share_of_ceiling": true["live"] / true["ceiling"],
+        "expected_freshness_share_of_ceiling": true["freshness"] / true["ceiling"],
+        "expected_oracle_share_of_ceiling": true["oracle"] / true["ceiling"],
+        "expected_linear_share_of_ceiling": true["linear"] / true["ceiling"],
         "expected_oracle_over_freshness": true["oracle"] / true["freshness"] - 1,
     }
 
@@ -147,14 +152,15 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> Path:
         a.plot(it, [r["true_oracle"] for r in rows], "k:", lw=1, label="expected (noise-free), same colours")
         a.plot(it, [r["true_live"] for r in rows], ":", color="C0", lw=1)
         a.plot(it, [r["true_freshness"] for r in rows], ":", color="C1", lw=1)
-        a.plot(it, [r["true_ceiling"] for r in rows], ":", color="C2", lw=1, label="expected: best linear ranker of the 9 features")
+        a.plot(it, [r["true_linear"] for r in rows], ":", color="C2", lw=1, label="expected: best linear ranker of the 9 features")
+        a.plot(it, [r["true_ceiling"] for r in rows], "-", color="k", lw=1.5, label="expected: true ceiling (by what readers respond to)")
     runtime = [r["iteration"] for r in rows if r["mode"] == "runtime"]
     if runtime:
         a.axvspan(min(runtime) - 0.5, max(runtime) + 0.5, color="0.9", label="served by the runtime")
     a.set_xlabel("iteration")
     a.set_ylabel("mean simulated dwell per view (s)")
     a.set_title(title)
-    a.legend()
+    a.legend(fontsize=7, framealpha=0.8)
     pred = [(r["iteration"], r["predicted_snips"], r["predicted_snips_lo"], r["predicted_snips_hi"], r["dwell_learned"])
             for r in rows if r["predicted_snips"] is not None]
     if pred:

@@ -79,14 +79,17 @@ def _mixture_fn(weights: Weights) -> Callable[[np.ndarray], np.ndarray]:
 def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weights: Weights | str, hits: int) -> float:
     """Diagnostics only: the exact expected dwell per view of a greedy ranking on the offline
     replica's current features (readers' noise integrated out, articles by popularity).
-    `weights`: network weights, or "freshness" (the baseline), "oracle" (hidden quality), or
-    "ceiling" (the least-squares fit of the perceived quality on the nine features: about the
-    best any ranker of these features can do). The loop never uses it to decide anything."""
+    `weights`: network weights, or "freshness" (the baseline), "oracle" (hidden quality q),
+    "ceiling" (the true ceiling: by what readers respond to, the perceived quality q' of each comment
+    for this article's readers; read time and continuation both rise in q', so this order maximises
+    the expected dwell of every view, as test_simulator checks against every order of small cases),
+    or "linear" (the least-squares fit of q' on the nine features: about the best a ranker of these
+    features alone can do). The loop never uses it to decide anything."""
     from .features import feature_vector
 
     now = service.now if service.now is not None else corpus.now
     xs = {a: np.stack([feature_vector(service.signals(c), now) for c in ids]) for a, ids in corpus.by_article.items()}
-    if weights == "ceiling":
+    if weights == "linear":
         x = np.concatenate(list(xs.values()))
         q = np.concatenate([[readers.perceived(a, c) for c in ids] for a, ids in corpus.by_article.items()])
         a1 = np.c_[x, np.ones(len(x))]
@@ -100,6 +103,8 @@ def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weight
         elif weights == "oracle":
             s = np.array([corpus.quality[c] for c in ids])
         elif weights == "ceiling":
+            s = np.array([readers.perceived(article, c) for c in ids])
+        elif weights == "linear":
             s = np.c_[x, np.ones(len(x))] @ beta
         else:
             s = forward(weights, x)
@@ -257,6 +262,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "true_freshness": true_value(corpus, service, readers, "freshness", config.hits),
             "true_oracle": true_value(corpus, service, readers, "oracle", config.hits),
             "true_ceiling": true_value(corpus, service, readers, "ceiling", config.hits),
+            "true_linear": true_value(corpus, service, readers, "linear", config.hits),
             "true_candidate": true_value(corpus, service, readers, candidate, config.hits),
         }
         if ship:
