@@ -198,6 +198,19 @@ def value(text: str) -> float:
 
 # ---------------------------------------------------------------------------------------------
 
+def test_the_package_serves_the_page_files(runtime):
+    import urllib.error
+    import urllib.request
+
+    for path, content_type in (("/page/", "text/html; charset=UTF-8"), ("/page/page.js", "text/javascript; charset=UTF-8"),
+                               ("/page/page.css", "text/css; charset=UTF-8")):
+        with urllib.request.urlopen(CONTAINER + path) as response:
+            assert response.status == 200 and response.headers["Content-Type"] == content_type, path
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen(CONTAINER + "/page/services.xml")
+    assert missing.value.code == 404
+
+
 @pytest.mark.parametrize("ranking", ["freshness", "neural", "neural_onnx"])
 def test_the_page_shows_the_search_order_and_explains_it(browser, ranking):
     open_page(browser, article=ARTICLE, ranking=ranking, hits=VIEW_HITS)

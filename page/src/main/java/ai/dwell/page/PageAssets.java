@@ -8,7 +8,8 @@ import java.util.Optional;
 
 /**
  * The comments page's files (HTML, JavaScript, CSS), read once from the bundle's resources under
- * dwell-page/. The set of files is fixed: a name not listed here is not served.
+ * dwell-page/. The set of files is fixed: a name not listed here is not served. Their content types carry no
+ * charset: the container adds its own (UTF-8, as the files are).
  */
 final class PageAssets {
 
@@ -17,9 +18,9 @@ final class PageAssets {
 
     private static final String DIRECTORY = "dwell-page/";
     private static final Map<String, String> CONTENT_TYPES = Map.of(
-            "index.html", "text/html; charset=utf-8",
-            "page.js", "text/javascript; charset=utf-8",
-            "page.css", "text/css; charset=utf-8");
+            "index.html", "text/html",
+            "page.js", "text/javascript",
+            "page.css", "text/css");
 
     private final Map<String, Asset> assets;
 

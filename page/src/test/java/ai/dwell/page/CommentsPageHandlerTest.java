@@ -27,10 +27,10 @@ class CommentsPageHandlerTest {
 
     @Test
     void servesThePageAndItsFilesWithTheirTypes() throws IOException {
-        assertFile("/page/", "index.html", "text/html; charset=utf-8");
-        assertFile("/page/?article=a1&ranking=freshness", "index.html", "text/html; charset=utf-8");
-        assertFile("/page/page.js", "page.js", "text/javascript; charset=utf-8");
-        assertFile("/page/page.css", "page.css", "text/css; charset=utf-8");
+        assertFile("/page/", "index.html", "text/html");
+        assertFile("/page/?article=a1&ranking=freshness", "index.html", "text/html");
+        assertFile("/page/page.js", "page.js", "text/javascript");
+        assertFile("/page/page.css", "page.css", "text/css");
     }
 
     @Test
@@ -66,6 +66,7 @@ class CommentsPageHandlerTest {
         assertEquals(200, response.getStatus(), uri);
         assertEquals(contentType, response.getContentType(), uri);
         assertEquals("no-cache", response.headers().getFirst("Cache-Control"));
+        assertEquals("UTF-8", response.getCharacterEncoding());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         response.render(out);
         assertArrayEquals(resource(name), out.toByteArray(), uri);
