@@ -2,6 +2,7 @@ package ai.dwell.runtime.rank;
 
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.serve.deploy.ContentClusterConfigs;
+import ai.dwell.runtime.serve.deploy.PackageVariants;
 import ai.dwell.runtime.index.IndexingScripts;
 import ai.vespa.rankingexpression.importer.onnx.OnnxImporter;
 import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
@@ -25,7 +26,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-/** dwell's built application package (target/application) as the content engine's tests use it. */
+/** dwell's built application package (target/application), as the runtime serves it, as the content engine's tests use it. */
 public final class DwellPackage {
 
     private static VespaModel model;
@@ -34,10 +35,46 @@ public final class DwellPackage {
 
     public static Path root() { return Path.of(System.getProperty("dwell.root", "..")).toAbsolutePath().normalize(); }
 
-    public static Path dir() {
-        Path dir = root().resolve("target/application");
-        if ( ! Files.isDirectory(dir.resolve("schemas"))) throw new IllegalStateException(dir + " is not built: run `mvn -DskipTests package` in the project root");
-        return dir;
+    private static Path resolved;
+
+    /**
+     * The built package as the runtime serves it: a copy of target/application (made once per JVM) with its
+     * deployment variants resolved for the runtime's zone ({@link PackageVariants}), as the runtime resolves every
+     * deployed package before it validates and builds it.
+     */
+    public static synchronized Path dir() {
+        if (resolved != null) return resolved;
+        Path built = root().resolve("target/application");
+        if ( ! Files.isDirectory(built.resolve("schemas"))) throw new IllegalStateException(built + " is not built: run `mvn -DskipTests package` in the project root");
+        try {
+            Path copy = Files.createTempDirectory("dwell-package");
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> delete(copy)));
+            copy(built, copy);
+            PackageVariants.resolve(copy);
+            return resolved = copy;
+        }
+        catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static void delete(Path directory) {
+        try (var files = Files.walk(directory)) {
+            for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(file);
+        }
+        catch (java.io.IOException e) {
+            System.err.println("could not delete " + directory + ": " + e);
+        }
+    }
+
+    private static void copy(Path from, Path to) throws java.io.IOException {
+        try (var files = Files.walk(from)) {
+            for (Path file : files.toList()) {
+                Path target = to.resolve(from.relativize(file).toString());
+                if (Files.isDirectory(file)) Files.createDirectories(target);
+                else Files.copy(file, target);
+            }
+        }
     }
 
     public static synchronized VespaModel model() {
@@ -62,12 +99,8 @@ public final class DwellPackage {
 
     /** A copy of dwell's built package at this path, for a test to change. */
     public static Path copyTo(Path copy) {
-        try (var files = java.nio.file.Files.walk(dir())) {
-            for (Path file : files.toList()) {
-                Path target = copy.resolve(dir().relativize(file).toString());
-                if (java.nio.file.Files.isDirectory(file)) java.nio.file.Files.createDirectories(target);
-                else java.nio.file.Files.copy(file, target);
-            }
+        try {
+            copy(dir(), copy);
             return copy;
         }
         catch (java.io.IOException e) {
