@@ -101,13 +101,26 @@ def onnx_scores(path: Path, features: np.ndarray) -> np.ndarray:
 
 
 def document_weights(document: Mapping[str, Any]) -> dict[str, np.ndarray]:
-    """The weights as a rankingmodel document carries them (its tensor cells)."""
+    """The weights as a rankingmodel document carries them: a put's tensor cells, or /document/v1's GET reply, which
+    renders a dense tensor in the short form ({"type": ..., "values": nested lists}, nested in the order of the
+    dimensions of its type, which Vespa sorts by name)."""
     out = {}
     for name, (_, shape) in TENSOR_TYPES.items():
-        array = np.zeros(shape, np.float32)
-        for cell in document["fields"][name]["cells"]:
-            array[tuple(int(cell["address"][d]) for d in _dims(name))] = cell["value"]
-        out[name] = array
+        tensor = document["fields"][name]
+        if "cells" in tensor:
+            array = np.zeros(shape, np.float32)
+            for cell in tensor["cells"]:
+                array[tuple(int(cell["address"][d]) for d in _dims(name))] = cell["value"]
+        elif "values" in tensor and "type" in tensor:
+            inner = tensor["type"][tensor["type"].index("(") + 1: tensor["type"].rindex(")")]
+            dims = [d.split("[")[0] for d in inner.split(",")]
+            if sorted(dims) != sorted(_dims(name)):
+                raise ValueError(f"{name} has type {tensor['type']}, not the dimensions {_dims(name)}")
+            values = np.asarray(tensor["values"], np.float32).reshape([shape[_dims(name).index(d)] for d in dims])
+            array = values.transpose([dims.index(d) for d in _dims(name)])
+        else:
+            raise ValueError(f"{name}: neither tensor cells nor a dense tensor's type and values")
+        out[name] = np.ascontiguousarray(array)
     return out
 
 

@@ -52,3 +52,22 @@ def test_the_document_carries_the_learning_curve_when_given() -> None:
         except ValueError:
             continue
         raise AssertionError(f"curve {bad} accepted")
+
+
+def test_weights_read_back_from_a_put_and_from_a_get_reply() -> None:
+    """A put carries tensor cells; /document/v1's GET renders a dense tensor as its type and nested values, in the
+    order of the type's dimensions, which Vespa sorts by name (W_0's x[9],h1[9] becomes h1[9],x[9])."""
+    from dwell_learning.tf_export import document_weights
+
+    weights = baseline_mimicking_weights(seed=5)
+    put = rankingmodel_put(weights, "neural", version=3)
+    reply = {"fields": {"W_0": {"type": "tensor<float>(h1[9],x[9])", "values": np.asarray(weights["W_0"]).T.tolist()},
+                        "b_0": {"type": "tensor<float>(h1[9])", "values": np.asarray(weights["b_0"]).tolist()},
+                        "W_1": {"type": "tensor<float>(h1[9],h2[9])", "values": np.asarray(weights["W_1"]).tolist()},
+                        "b_1": {"type": "tensor<float>(h2[9])", "values": np.asarray(weights["b_1"]).tolist()},
+                        "W_2": {"type": "tensor<float>(h2[9],o[1])", "values": np.asarray(weights["W_2"]).tolist()},
+                        "b_2": {"type": "tensor<float>(o[1])", "values": np.asarray(weights["b_2"]).tolist()}}}
+    for document in (put, reply):
+        read = document_weights(document)
+        for name in TENSOR_TYPES:
+            assert np.array_equal(read[name], np.asarray(weights[name], dtype=np.float32)), name

@@ -93,6 +93,63 @@ def test_two_iterations_through_the_runtime(served, tmp_path: Path) -> None:
         assert "curve_learned" not in model
 
 
+def test_one_step_of_the_loop_on_logs_collected_from_containers(served, tmp_path: Path) -> None:
+    """dwell_learning.from_logs on what a cluster leaves: the impression lines the runtime wrote, split over two
+    "containers" (one copied mid-write), readers' signals from elsewhere (a few views without one), and the live
+    rankingmodel document as /document/v1 returns it."""
+    import json
+    import zlib
+
+    from dwell_learning import from_logs
+    from dwell_learning.simulator import ReaderModel, Readers
+
+    corpus, remote = served
+    remote.set_model(random_weights(5), version=9)
+    start = remote.impressions.stat().st_size
+    views = [View(f"logs-{i}", f"a{i % 4}", "neural", 0.3, 0.5, 20, 5, seed=100 + i) for i in range(300)]
+    views += [View(f"logs-fresh-{i}", f"a{i % 4}", "freshness", 0.3, 0.5, 20, 5, seed=i) for i in range(20)]
+    impressions = remote.serve(views)
+    readers, rng = Readers(corpus.quality, ReaderModel(), seed=3), np.random.default_rng(3)
+    signals = {i["query_id"]: readers.read(i["query_id"], i["article"], [i["ids"][c] for c in i["shown"]], rng)
+               for i in impressions}
+    withheld = {f"logs-{i}" for i in range(0, 300, 30)}                       # 10 views the front end lost
+    (tmp_path / "signals.jsonl").write_text("".join(json.dumps(s) + "\n" for q, s in signals.items() if q not in withheld))
+    with remote.impressions.open("rb") as f:
+        f.seek(start)
+        lines = f.read().decode().splitlines()
+    assert len(lines) == 320
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "container0.jsonl").write_text("".join(line + "\n" for line in lines[0::2]))
+    (logs / "container1.jsonl").write_text("".join(line + "\n" for line in lines[1::2]) + lines[0][:80])  # copied mid-write
+    live = http("GET", "http://localhost:8080/document/v1/dwell/rankingmodel/docid/neural")[1]
+    (tmp_path / "live.json").write_text(json.dumps(live))
+
+    assert from_logs.main(["--impressions", str(logs), "--signals", str(tmp_path / "signals.jsonl"), "--live",
+                           str(tmp_path / "live.json"), "--out", str(tmp_path / "out"), "--epochs", "5"]) == 0
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["impressions"] == {"files": 2, "read": 320, "torn_last_lines": 1, "of_neural": 300}
+    joins = report["join"]
+    assert joins["train"]["joined"] + joins["evaluate"]["joined"] == 290
+    assert joins["train"]["unjoined"] + joins["evaluate"]["unjoined"] == 10
+    assert (report["rate"], report["temperature"], report["live_version"]) == (0.3, 0.5, 9)
+    # The live model is the logging policy: its estimate is the evaluated views' mean dwell, computed here from the signals.
+    evaluated = [q for q in signals if q.startswith("logs-") and not q.startswith("logs-fresh") and q not in withheld
+                 and zlib.crc32(q.encode()) % 1000 >= 500]
+    assert joins["evaluate"]["joined"] == len(evaluated)
+    mean = float(np.mean([signals[q]["dwell"] for q in evaluated]))
+    assert report["live"]["snips"]["snips"] == pytest.approx(mean, rel=1e-4)
+    assert report["shipped"] == (report["gain_ci"][0] > 0)
+    exported = tmp_path / "out" / "models" / "v10" / "rankingmodel.json"
+    assert exported.exists() == report["shipped"]
+    if report["shipped"]:
+        assert json.loads(exported.read_text())["fields"]["version"] == 10
+
+    (logs / "container0.jsonl").write_text(lines[0] + "\nnot json\n" + lines[2] + "\n")
+    with pytest.raises(ValueError, match="container0.jsonl:2: not an impression"):
+        from_logs.read_impressions([logs])
+
+
 def test_a_shipped_model_is_deployed_as_onnx_for_neural_onnx(served, tmp_path: Path) -> None:
     """The ONNX export (SavedModel -> tf2onnx) goes out in a copy of the built package with
     `vespa deploy`; neural_onnx then scores like the numpy network. application/ is untouched.

@@ -180,6 +180,18 @@ REPO_PATH = re.compile(r"(?<![\w/.])((?:application|learning|runtime|searchers|d
                        r"/[\w./-]*[\w])")
 
 
+def test_its_from_logs_command_takes_its_flags() -> None:
+    lines = [shlex.split(line) for line in shell_lines(GUIDE.read_text()) if "dwell_learning.from_logs" in line]
+    assert lines, "the guide runs dwell_learning.from_logs"
+    done = subprocess.run([sys.executable, "-m", "dwell_learning.from_logs", "--help"], capture_output=True, text=True,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "learning")}, timeout=60)
+    assert done.returncode == 0, done.stderr
+    for words in lines:
+        for word in words:
+            if word.startswith("--"):
+                assert re.search(rf"\s{re.escape(word)}\b", done.stdout), f"from_logs has no {word}"
+
+
 def test_the_repository_files_it_names_exist() -> None:
     named = set(REPO_PATH.findall(GUIDE.read_text()))
     assert "application/hosts.xml" in named and "learning/dwell_learning/service.py" in named, named
@@ -213,11 +225,11 @@ def test_the_settings_it_quotes_are_the_packages() -> None:
 
 # functions, methods and files the guide refers to by name, and where they are
 NAMED_IN_CODE = {
-    "parse_impression": ("learning/dwell_learning/service.py", r"^def parse_impression\("),
+    "Readers.read": ("learning/dwell_learning/simulator.py", r"^class Readers\b.*^    def read\("),
+    "report.json": ("learning/dwell_learning/from_logs.py", r"\"report\.json\""),
     "RuntimeService": ("learning/dwell_learning/service.py", r"^class RuntimeService\b"),
     "rankingmodel_put": ("learning/dwell_learning/export.py", r"^def rankingmodel_put\("),
     "package_with_model": ("learning/dwell_learning/deploy.py", r"^def package_with_model\("),
-    "--runtime-data": ("learning/dwell_learning/experiment.py", r"\"--runtime-data\""),
     "rankingmodel.json": ("learning/dwell_learning/tf_export.py", r"\"rankingmodel\.json\""),
     "rankingmodel.jsonl": ("feed/dwell_feed/generate.py", r"\"rankingmodel\.jsonl\""),
     "ImpressionLog.resolve": ("searchers/src/main/java/ai/dwell/searchers/ImpressionLog.java",
