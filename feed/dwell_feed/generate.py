@@ -314,7 +314,7 @@ def rankingmodel_lines() -> list[dict[str, Any]]:
     from dwell_learning.export import rankingmodel_put, read_constants
 
     weights = read_constants(ROOT / "application" / "constants")
-    return [rankingmodel_put(weights, "neural", version=1, trained_at_ms=0)]
+    return [rankingmodel_put(weights, "neural", version=1, trained_at_ms=0, shipped_at_ms=0)]
 
 
 def write_corpus(corpus: Corpus, out: Path) -> dict[str, Any]:

@@ -106,10 +106,11 @@ def write_onnx(weights: Weights, path: Path) -> Path:
 
 
 def rankingmodel_put(weights: Weights, profile: str, version: int, trained_at_ms: int | None = None,
-                     curve: Mapping[str, Sequence[float]] | None = None) -> dict[str, Any]:
-    """A Vespa JSON put of the rankingmodel document for one rank profile. shipped_at is the time of the
-    put; curve, when given, is the run's learning curve so far ({"learned": [...], "freshness": [...]},
-    mean dwell per view by iteration), which the comments page draws."""
+                     curve: Mapping[str, Sequence[float]] | None = None, shipped_at_ms: int | None = None) -> dict[str, Any]:
+    """A Vespa JSON put of the rankingmodel document for one rank profile. trained_at and shipped_at are now
+    unless given (a generated corpus gives 0 for both: its files are the same for the same seed); curve, when
+    given, is the run's learning curve so far ({"learned": [...], "freshness": [...]}, mean dwell per view by
+    iteration), which the comments page draws."""
     if version <= 0:
         raise ValueError("version must be positive: 0 stands for the package constants")
     now_ms = int(time.time() * 1000)
@@ -117,7 +118,7 @@ def rankingmodel_put(weights: Weights, profile: str, version: int, trained_at_ms
         "profile": profile,
         "version": version,
         "trained_at": now_ms if trained_at_ms is None else trained_at_ms,
-        "shipped_at": now_ms,
+        "shipped_at": now_ms if shipped_at_ms is None else shipped_at_ms,
     }
     if curve is not None:
         if set(curve) != {"learned", "freshness"} or len(curve["learned"]) != len(curve["freshness"]):
