@@ -1,0 +1,145 @@
+"""The experiment over several seeds, each with its own corpus draw and reader draws, and its headline figures with
+95% intervals over the seeds (Student t).
+
+    PYTHONPATH=learning .venv/bin/python -m dwell_learning.seeds --seeds 1-5 --out learning/results/seeds -- \\
+        --iterations 12 --views 1600 --batch 400 --rate 0.15
+
+Each seed s gets the corpus `python -m dwell_feed generate --preset <preset> --seed s` (in <out>/corpus-s, made
+once) and runs `dwell learn` with --seed s (offline: the replica serves every view; arguments after -- go to each
+run). The runs are in <out>/seed-s; summary.json and report.md hold the aggregate, learning_curves.png the mean
+curves with their 95% bands.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+# The headline figures of each run's summary.json, and how to read them from it.
+FIGURES: dict[str, tuple[str, Any]] = {
+    "share of the true ceiling (expected, greedy)": ("%", lambda s: s["expected_share_of_ceiling"]),
+    "lift over freshness (expected, greedy)": ("%+", lambda s: s["expected_lift_over_freshness"]),
+    "lift over freshness (online, as served)": ("%+", lambda s: s["lift_over_freshness"]),
+    "the ceiling's lift over freshness (expected)": ("%+", lambda s: s["expected_ceiling_over_freshness"]),
+    "q oracle's share of the ceiling (expected)": ("%", lambda s: s["expected_oracle_share_of_ceiling"]),
+    "exploration cost, learned arm": ("%+", lambda s: s["exploration_cost_learned"]),
+}
+
+
+def parse_seeds(text: str) -> list[int]:
+    if "-" in text:
+        first, last = text.split("-", 1)
+        return list(range(int(first), int(last) + 1))
+    return [int(s) for s in text.split(",")]
+
+
+# Student t's 97.5% quantile by degrees of freedom (1..30); the normal's 1.96 beyond.
+T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def interval(values: Sequence[float]) -> dict[str, float]:
+    """Mean and 95% t-interval of the mean."""
+    v = np.asarray(values, dtype=float)
+    mean = float(v.mean())
+    if len(v) < 2:
+        return {"mean": mean, "lo": math.nan, "hi": math.nan, "n": len(v)}
+    t = T975[len(v) - 2] if len(v) - 1 <= len(T975) else 1.96
+    half = float(t * v.std(ddof=1) / math.sqrt(len(v)))
+    return {"mean": mean, "lo": mean - half, "hi": mean + half, "n": len(v)}
+
+
+def aggregate(runs: dict[int, Path], out: Path) -> dict[str, Any]:
+    summaries = {s: json.loads((d / "summary.json").read_text()) for s, d in runs.items()}
+    result: dict[str, Any] = {"seeds": sorted(summaries), "figures": {}, "gate": {}}
+    for name, (_, read) in FIGURES.items():
+        values = [read(summaries[s]) for s in sorted(summaries)]
+        result["figures"][name] = interval(values) | {"per_seed": values}
+    for key in ("shipped_better", "shipped_worse", "kept_better", "kept_worse"):
+        result["gate"][key] = int(sum(s["gate"][key] for s in summaries.values()))
+    (out / "summary.json").write_text(json.dumps(result, indent=1) + "\n")
+    (out / "report.md").write_text(report(result))
+    plot(runs, out / "learning_curves.png")
+    return result
+
+
+def report(result: dict[str, Any]) -> str:
+    lines = [f"Seeds {', '.join(map(str, result['seeds']))}: mean over seeds and its 95% t-interval (last three iterations of each run).",
+             "", "| figure | mean | 95% interval | per seed |", "|---|---|---|---|"]
+    for name, f in result["figures"].items():
+        signed = FIGURES[name][0] == "%+"
+        fmt = (lambda x: f"{x:+.1%}") if signed else (lambda x: f"{x:.1%}")
+        lines.append(f"| {name} | {fmt(f['mean'])} | [{fmt(f['lo'])}, {fmt(f['hi'])}] | {', '.join(fmt(x) for x in f['per_seed'])} |")
+    g = result["gate"]
+    lines += ["", f"Gate, over all seeds (candidate against the live model in expectation): shipped {g['shipped_better']} better "
+              f"and {g['shipped_worse']} worse; kept back {g['kept_better']} better and {g['kept_worse']} worse.", ""]
+    return "\n".join(lines)
+
+
+def plot(runs: dict[int, Path], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = {s: [json.loads(line) for line in (d / "iterations.jsonl").read_text().splitlines()] for s, d in runs.items()}
+    n = min(len(r) for r in rows.values())
+    it = np.arange(n)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for key, label, colour in (("true_ceiling", "true ceiling (expected)", "k"), ("true_live", "learned network (expected)", "C0"),
+                               ("true_oracle", "q oracle (expected)", "0.5"), ("true_freshness", "freshness (expected)", "C1")):
+        share = np.array([[r[i][key] for i in range(n)] for r in rows.values()])
+        mean = share.mean(axis=0)
+        half = np.array([interval(share[:, i])["hi"] - mean[i] for i in range(n)]) if len(rows) > 1 else np.zeros(n)
+        ax.plot(it, mean, "-", color=colour, label=label)
+        ax.fill_between(it, mean - half, mean + half, color=colour, alpha=0.2)
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("expected dwell per view (s), greedy")
+    ax.set_title(f"{len(rows)} seeds: mean and 95% band")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    passed = argv[argv.index("--") + 1:] if "--" in argv else []
+    own = argv[: argv.index("--")] if "--" in argv else argv
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", default="1-5", help="e.g. 1-5 or 1,3,7")
+    parser.add_argument("--preset", default="medium", help="the corpus preset each seed draws")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--aggregate-only", action="store_true", help="only aggregate the runs already in --out")
+    args = parser.parse_args(own)
+    from .experiment import main as experiment
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    runs: dict[int, Path] = {}
+    for seed in parse_seeds(args.seeds):
+        run = args.out / f"seed-{seed}"
+        if not args.aggregate_only:
+            corpus = args.out / f"corpus-{seed}"
+            if not (corpus / "manifest.json").exists():
+                from .loop import ROOT
+
+                if str(ROOT / "feed") not in sys.path:
+                    sys.path.insert(0, str(ROOT / "feed"))
+                from dwell_feed.generate import generate_to
+
+                generate_to(args.preset, seed, corpus)
+            print(f"[seeds] seed {seed}", file=sys.stderr, flush=True)
+            experiment(["--corpus", str(corpus), "--out", str(run), "--seed", str(seed), "--runtime-iterations", "0", *passed])
+        runs[seed] = run
+    result = aggregate(runs, args.out)
+    print(report(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
