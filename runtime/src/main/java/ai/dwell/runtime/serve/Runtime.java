@@ -28,6 +28,7 @@ import com.yahoo.language.Linguistics;
 import ai.dwell.runtime.serve.deploy.ApplicationArchive;
 import ai.dwell.runtime.serve.deploy.ContentClusterConfigs;
 import ai.dwell.runtime.serve.deploy.FeedBlocks;
+import ai.dwell.runtime.serve.deploy.PackageFiles;
 import ai.dwell.runtime.serve.deploy.PackageVariants;
 import ai.dwell.runtime.serve.deploy.InvalidApplicationException;
 import ai.dwell.runtime.serve.deploy.ModelBuilder;
@@ -46,7 +47,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.logging.Logger;
-import java.util.stream.Stream;
 
 /**
  * The runtime: deploys packages and keeps the active one served. A package is unpacked and
@@ -129,7 +129,7 @@ public class Runtime implements Deployments, AutoCloseable {
         Path dir = data.application(session);
         try {
             Files.createDirectories(dir.getParent());
-            copy(packageDir, dir);
+            PackageFiles.copy(packageDir, dir);
             return toActive(activate(session, dir));
         }
         catch (InvalidApplicationException e) {
@@ -314,20 +314,8 @@ public class Runtime implements Deployments, AutoCloseable {
                                             action.clusterId() == null ? null : action.clusterId().value(), documentType, name, action.getMessage());
     }
 
-    private static void copy(Path source, Path target) throws IOException {
-        try (Stream<Path> files = Files.walk(source)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Path to = target.resolve(source.relativize(file).toString());
-                if (Files.isDirectory(file)) Files.createDirectories(to);
-                else Files.copy(file, to);
-            }
-        }
-    }
-
     private static void deleteQuietly(Path dir) {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted((a, b) -> b.getNameCount() - a.getNameCount()).forEach(p -> p.toFile().delete());
-        }
+        try { PackageFiles.deleteRecursively(dir); }
         catch (IOException ignored) { }
     }
 

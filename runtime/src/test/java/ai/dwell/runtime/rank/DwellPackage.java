@@ -2,6 +2,7 @@ package ai.dwell.runtime.rank;
 
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.serve.deploy.ContentClusterConfigs;
+import ai.dwell.runtime.serve.deploy.PackageFiles;
 import ai.dwell.runtime.serve.deploy.PackageVariants;
 import ai.dwell.runtime.index.IndexingScripts;
 import ai.vespa.rankingexpression.importer.onnx.OnnxImporter;
@@ -48,32 +49,16 @@ public final class DwellPackage {
         if ( ! Files.isDirectory(built.resolve("schemas"))) throw new IllegalStateException(built + " is not built: run `mvn -DskipTests package` in the project root");
         try {
             Path copy = Files.createTempDirectory("dwell-package");
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> delete(copy)));
-            copy(built, copy);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try { PackageFiles.deleteRecursively(copy); }
+                catch (java.io.IOException e) { System.err.println("could not delete " + copy + ": " + e); }
+            }));
+            PackageFiles.copy(built, copy);
             PackageVariants.resolve(copy);
             return resolved = copy;
         }
         catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    private static void delete(Path directory) {
-        try (var files = Files.walk(directory)) {
-            for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(file);
-        }
-        catch (java.io.IOException e) {
-            System.err.println("could not delete " + directory + ": " + e);
-        }
-    }
-
-    private static void copy(Path from, Path to) throws java.io.IOException {
-        try (var files = Files.walk(from)) {
-            for (Path file : files.toList()) {
-                Path target = to.resolve(from.relativize(file).toString());
-                if (Files.isDirectory(file)) Files.createDirectories(target);
-                else Files.copy(file, target);
-            }
         }
     }
 
@@ -100,7 +85,7 @@ public final class DwellPackage {
     /** A copy of dwell's built package at this path, for a test to change. */
     public static Path copyTo(Path copy) {
         try {
-            copy(dir(), copy);
+            PackageFiles.copy(dir(), copy);
             return copy;
         }
         catch (java.io.IOException e) {

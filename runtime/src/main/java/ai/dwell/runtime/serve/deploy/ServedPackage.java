@@ -15,9 +15,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * The runtime's working copy of a deployed package, which the container serves.
@@ -42,8 +40,8 @@ public final class ServedPackage {
      */
     public static Path prepare(Path source, Path target, int shards, VespaModel model, String containerId) {
         try {
-            deleteRecursively(target);
-            copy(source, target);
+            PackageFiles.deleteRecursively(target);
+            PackageFiles.copy(source, target);
             Path services = target.resolve("services.xml");
             if (Files.exists(services)) adapt(services, model, containerId);
             if (shards > 0) ContentShards.rewrite(target, shards);
@@ -109,24 +107,6 @@ public final class ServedPackage {
         }
         catch (Exception e) {
             throw new IllegalArgumentException("Could not read " + services + ": " + e.getMessage(), e);
-        }
-    }
-
-    static void deleteRecursively(Path directory) throws IOException {
-        if ( ! Files.exists(directory)) return;
-        try (Stream<Path> files = Files.walk(directory)) {
-            for (Path file : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator)
-                Files.delete(file);
-        }
-    }
-
-    static void copy(Path source, Path target) throws IOException {
-        try (Stream<Path> files = Files.walk(source)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Path to = target.resolve(source.relativize(file).toString());
-                if (Files.isDirectory(file)) Files.createDirectories(to);
-                else Files.copy(file, to);
-            }
         }
     }
 
