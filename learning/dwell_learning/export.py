@@ -22,10 +22,14 @@ ONNX_INPUT = "features"
 ONNX_OUTPUT = "score"
 
 
-def _dims(name: str) -> list[str]:
-    spec = TENSOR_TYPES[name][0]
-    inner = spec[spec.index("(") + 1 : spec.rindex(")")]
+def dimensions(tensor_type: str) -> list[str]:
+    """The dimension names of a tensor type, in its order: tensor<float>(x[9],h1[9]) -> [x, h1]."""
+    inner = tensor_type[tensor_type.index("(") + 1 : tensor_type.rindex(")")]
     return [d.split("[")[0] for d in inner.split(",")]
+
+
+def _dims(name: str) -> list[str]:
+    return dimensions(TENSOR_TYPES[name][0])
 
 
 def tensor_cells(name: str, value: np.ndarray) -> dict[str, Any]:

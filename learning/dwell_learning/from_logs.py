@@ -26,9 +26,9 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .doubly_robust import dr_values, estimate_from_values, fit_readers, gain_from_values
-from .estimators import Logged, estimate, join
-from .network import Weights, forward
+from .doubly_robust import fit_readers
+from .estimators import Logged, join
+from .network import Weights
 from .service import parse_impression
 
 
@@ -108,6 +108,7 @@ def uniform(logged: Logged, name: str) -> float:
 
 def run(impressions: Sequence[Path], signals: Sequence[Path], live: dict[str, Any], out: Path, profile: str = "neural",
         train_share: float = 0.5, epochs: int = 40, seed: int = 1) -> dict[str, Any]:
+    from .loop import judge
     from .tf_export import document_weights
     from .train import TrainConfig, train
 
@@ -125,12 +126,8 @@ def run(impressions: Sequence[Path], signals: Sequence[Path], live: dict[str, An
     rate, temperature = uniform(eval_logs, "rate"), uniform(eval_logs, "temperature")
 
     candidate = train(train_logs, live_weights, TrainConfig(epochs=epochs, seed=seed, temperature=temperature))
-    readers = fit_readers(train_logs)
-    live_fn, cand_fn = (lambda x: forward(live_weights, x)), (lambda x: forward(candidate, x))
-    dr_live = dr_values(eval_logs, live_fn, rate, temperature, readers)
-    dr_cand = dr_values(eval_logs, cand_fn, rate, temperature, readers)
-    gain, gain_ci = gain_from_values(dr_cand, dr_live)
-    ship = gain_ci[0] > 0
+    judged = judge(eval_logs, live_weights, candidate, rate, temperature, fit_readers(train_logs), "dr")
+    ship = judged.ships
     report: dict[str, Any] = {
         "impressions": {"files": read.files, "read": len(read.impressions), "torn_last_lines": read.torn,
                         f"of_{profile}": len(served)},
@@ -138,9 +135,9 @@ def run(impressions: Sequence[Path], signals: Sequence[Path], live: dict[str, An
                  "evaluate": {"joined": len(eval_logs), "unjoined": eval_logs.unjoined}},
         "rate": rate, "temperature": temperature, "live_version": live_version,
         "logged_mean_dwell": float(eval_logs.dwell.mean()),
-        "live": {"dr": estimate_from_values(dr_live).row(), "snips": estimate(eval_logs, live_fn, rate, temperature, "cascade").row()},
-        "candidate": {"dr": estimate_from_values(dr_cand).row(), "snips": estimate(eval_logs, cand_fn, rate, temperature, "cascade").row()},
-        "gain": gain, "gain_ci": list(gain_ci), "shipped": bool(ship),
+        "live": {"dr": judged.live["dr"].row(), "snips": judged.live["cascade"].row()},
+        "candidate": {"dr": judged.candidate["dr"].row(), "snips": judged.candidate["cascade"].row()},
+        "gain": judged.gain, "gain_ci": list(judged.gain_ci), "shipped": bool(ship),
     }
     out.mkdir(parents=True, exist_ok=True)
     if ship:

@@ -76,6 +76,41 @@ def _mixture_fn(weights: Weights) -> Callable[[np.ndarray], np.ndarray]:
     return lambda x: forward(weights, x)
 
 
+@dataclass
+class Judged:
+    """A candidate against the live model on held-out logs: each estimated off-policy (IPS/SNIPS of KINDS, and "dr",
+    Cascade-DR, when there is a reader model), and the paired gain of the candidate that the gate reads."""
+
+    live: dict[str, Any]
+    candidate: dict[str, Any]
+    gain: float
+    gain_ci: tuple[float, float]
+
+    @property
+    def ships(self) -> bool:
+        """The gate: the candidate ships only if the lower bound of its paired gain over the live model, on logs it
+        was not trained on, is above zero."""
+        return self.gain_ci[0] > 0
+
+
+def judge(evaluation: Logged, live: Weights, candidate: Weights, rate: float, temperature: float,
+          readers_fit: Any, gate: str) -> Judged:
+    """Both models as the mixture policies they are served with (rate, temperature), on `evaluation`; the gain by
+    `gate`: "dr" (Cascade-DR with readers_fit, fitted on other logs; no gain without one), or a SNIPS kind."""
+    live_fn, cand_fn = _mixture_fn(live), _mixture_fn(candidate)
+    est_live = {k: estimate(evaluation, live_fn, rate, temperature, k) for k in KINDS}
+    est_cand = {k: estimate(evaluation, cand_fn, rate, temperature, k) for k in KINDS}
+    if readers_fit is not None:
+        dr_live = dr_values(evaluation, live_fn, rate, temperature, readers_fit)
+        dr_cand = dr_values(evaluation, cand_fn, rate, temperature, readers_fit)
+        est_live["dr"], est_cand["dr"] = estimate_from_values(dr_live), estimate_from_values(dr_cand)
+    if gate == "dr":
+        gain, gain_ci = gain_from_values(dr_cand, dr_live) if readers_fit is not None else (0.0, (0.0, 0.0))
+    else:
+        gain, gain_ci = snips_difference(evaluation, cand_fn, live_fn, rate, temperature, kind=gate)
+    return Judged(est_live, est_cand, gain, gain_ci)
+
+
 def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weights: Weights | str, hits: int) -> float:
     """Diagnostics only: the exact expected dwell per view of a greedy ranking on the offline
     replica's current features (readers' noise integrated out, articles by popularity).
@@ -219,22 +254,10 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         history.append(joined)
         seconds["train"] = time.time() - t0
         t0 = time.time()
-        live_fn, cand_fn = _mixture_fn(live), _mixture_fn(candidate)
-        est_live = {k: estimate(evaluation, live_fn, config.rate, config.temperature, k) for k in KINDS}
-        est_cand = {k: estimate(evaluation, cand_fn, config.rate, config.temperature, k) for k in KINDS}
-        if readers_fit is not None:
-            dr_live = dr_values(evaluation, live_fn, config.rate, config.temperature, readers_fit)
-            dr_cand = dr_values(evaluation, cand_fn, config.rate, config.temperature, readers_fit)
-            est_live["dr"], est_cand["dr"] = estimate_from_values(dr_live), estimate_from_values(dr_cand)
-        if config.gate == "dr":
-            diff, diff_ci = gain_from_values(dr_cand, dr_live) if readers_fit is not None else (0.0, (0.0, 0.0))
-        else:
-            diff, diff_ci = snips_difference(evaluation, cand_fn, live_fn, config.rate, config.temperature,
-                                             kind=config.gate)
+        judged = judge(evaluation, live, candidate, config.rate, config.temperature, readers_fit, config.gate)
+        est_live, est_cand, diff, diff_ci = judged.live, judged.candidate, judged.gain, judged.gain_ci
         seconds["estimate"] = time.time() - t0
-        # The gate: the candidate ships only if the lower bound of its paired gain over the live
-        # model (Cascade-DR by default), on logs it was not trained on, is above zero.
-        ship = diff_ci[0] > 0 and candidate is not live
+        ship = judged.ships and candidate is not live
         learned_dwell = float(np.mean(dwell["learned"]))
         row: dict[str, Any] = {
             "iteration": it, "mode": mode, "model_version": version,

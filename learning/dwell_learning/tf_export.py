@@ -21,7 +21,7 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 
 import numpy as np
 
-from .export import ONNX_INPUT, ONNX_OUTPUT, _dims, rankingmodel_put, read_constants, write_constants
+from .export import ONNX_INPUT, ONNX_OUTPUT, _dims, dimensions, rankingmodel_put, read_constants, write_constants
 from .network import TENSOR_TYPES, Weights, forward
 
 
@@ -112,8 +112,7 @@ def document_weights(document: Mapping[str, Any]) -> dict[str, np.ndarray]:
             for cell in tensor["cells"]:
                 array[tuple(int(cell["address"][d]) for d in _dims(name))] = cell["value"]
         elif "values" in tensor and "type" in tensor:
-            inner = tensor["type"][tensor["type"].index("(") + 1: tensor["type"].rindex(")")]
-            dims = [d.split("[")[0] for d in inner.split(",")]
+            dims = dimensions(tensor["type"])
             if sorted(dims) != sorted(_dims(name)):
                 raise ValueError(f"{name} has type {tensor['type']}, not the dimensions {_dims(name)}")
             values = np.asarray(tensor["values"], np.float32).reshape([shape[_dims(name).index(d)] for d in dims])
