@@ -9,6 +9,7 @@ import com.yahoo.document.DocumentType;
 import com.yahoo.document.DocumentTypeManager;
 import com.yahoo.document.Field;
 
+import com.yahoo.vespa.config.search.IndexschemaConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -83,6 +84,10 @@ public final class IndexStateFile {
             digest.update(schema.name().getBytes(StandardCharsets.UTF_8));
             digest.update((byte) 0);
             digest.update(indexing.getBytes(StandardCharsets.UTF_8));
+            // The weights of weighted set index fields are in the state since they are kept: an earlier state of such a
+            // type has none, so it is not loaded (a type without such a field keeps the fingerprint it had)
+            if (schema.indexSchema().indexfield().stream().anyMatch(f -> f.collectiontype() == IndexschemaConfig.Indexfield.Collectiontype.WEIGHTEDSET))
+                digest.update("\0text-index-weights".getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest.digest());
         }
         catch (NoSuchAlgorithmException e) {

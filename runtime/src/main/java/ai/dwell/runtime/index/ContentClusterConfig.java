@@ -10,15 +10,22 @@ import java.util.Set;
 
 /**
  * What a content node of one content cluster needs to know: its schemas' configs, the document types,
- * the nodes' distribution keys, which document types are global, and the package directory that
- * file references (constants, models) are relative to.
+ * the nodes' distribution keys, which document types are global, which documents it stores (its selection), and the
+ * package directory that file references (constants, models) are relative to.
  */
 public record ContentClusterConfig(String clusterName,
                                    Path packageDir,
                                    DocumentmanagerConfig documentManager,
                                    List<Integer> distributionKeys,
                                    Set<String> globalDocumentTypes,
-                                   Map<String, SchemaConfigs> schemas) {
+                                   Map<String, SchemaConfigs> schemas,
+                                   ClusterSelection selection) {
+
+    /** A cluster that stores every document of its types. */
+    public ContentClusterConfig(String clusterName, Path packageDir, DocumentmanagerConfig documentManager, List<Integer> distributionKeys,
+                                Set<String> globalDocumentTypes, Map<String, SchemaConfigs> schemas) {
+        this(clusterName, packageDir, documentManager, distributionKeys, globalDocumentTypes, schemas, ClusterSelection.all());
+    }
 
     public ContentClusterConfig {
         distributionKeys = List.copyOf(distributionKeys);

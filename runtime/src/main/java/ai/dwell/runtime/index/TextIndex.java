@@ -18,7 +18,9 @@ import java.util.Map;
  * The inverted index of one indexed string field: term → postings (local ids with the positions
  * where the term occurs), plus each document's field length in terms, for bm25. A multi-value field (array or
  * weighted set of strings) indexes the terms of every element, its elements' positions one after the other with
- * {@link #ELEMENT_GAP} between them, and its length is the sum of its elements' (weights are not kept).
+ * {@link #ELEMENT_GAP} between them, and its length is the sum of its elements'. A weighted set field also keeps each
+ * term's weight in the document: the weight of the first element the term occurs in, as proton's term field match data
+ * gives a term the element weight of its first position (rawScore and the dotProduct and wand items read it).
  * Terms are the TERM annotations of the linguistics span tree that the indexing script produced
  * (the annotation's value where it has one, else the annotated text), lowercased.
  *
@@ -34,13 +36,23 @@ public final class TextIndex {
         private final String term;
         private final PostingList documents = new PostingList();
         private final LidPositions positions = new LidPositions();
+        private final LidPositions weights; // of a weighted set field: by local id, the term's weight as a one-int array
 
-        private Postings(String term) { this.term = term; }
+        private Postings(String term, boolean weighted) {
+            this.term = term;
+            this.weights = weighted ? new LidPositions() : null;
+        }
 
         public PostingList documents() { return documents; }
         /** Positions of the term in the document, ascending; empty if it does not occur. Shared: never modify it. */
         public int[] positions(int lid) { return positions.get(lid); }
         public int documentCount() { return documents.size(); }
+        /** The term's weight in the document: in a weighted set field, its element's weight; else 1; 0 if it does not occur. */
+        public int weight(int lid) {
+            if (weights == null) return positions.get(lid).length == 0 ? 0 : 1;
+            int[] weight = weights.get(lid);
+            return weight.length == 0 ? 0 : weight[0];
+        }
     }
 
     /** Positions arrays of one position below this are shared by every term and document at that position. */
@@ -52,13 +64,23 @@ public final class TextIndex {
     private static final Postings[] NO_TERMS = new Postings[0];
 
     private final String field;
+    private final boolean weighted;
     private final Map<String, Postings> terms = new HashMap<>();
     private Postings[][] termsOf = new Postings[0][]; // by local id: the postings of the document's terms, null if not indexed
     private int[] lengths = new int[0];
     private long totalLength = 0;
     private int documentCount = 0;
 
-    public TextIndex(String field) { this.field = field; }
+    public TextIndex(String field) { this(field, false); }
+
+    /** @param weighted whether the field is a weighted set, whose elements' weights are kept */
+    public TextIndex(String field, boolean weighted) {
+        this.field = field;
+        this.weighted = weighted;
+    }
+
+    /** Whether this is a weighted set field, which keeps its terms' weights. */
+    public boolean isWeighted() { return weighted; }
 
     public String field() { return field; }
 
@@ -77,15 +99,21 @@ public final class TextIndex {
     public void insert(int lid, FieldValue value) {
         remove(lid);
         Map<String, List<Integer>> occurrences = new HashMap<>();
+        Map<String, Integer> termWeights = weighted ? new HashMap<>() : null;
         int length = 0;
         if (value instanceof StringFieldValue string) {
             length = addTokens(string, 0, occurrences);
+            if (weighted) occurrences.keySet().forEach(term -> termWeights.put(term, 1));
         }
         else if (value instanceof com.yahoo.document.datatypes.CollectionFieldValue<?> elements) { // array or weighted set of strings
             int start = 0;
             for (var values = elements.fieldValueIterator(); values.hasNext(); ) {
                 if ( ! (values.next() instanceof StringFieldValue string)) continue;
                 int elementLength = addTokens(string, start, occurrences);
+                if (weighted) {
+                    Integer weight = elements instanceof com.yahoo.document.datatypes.WeightedSet<?> set ? set.get(string) : null;
+                    for (Token token : tokens(string)) termWeights.putIfAbsent(token.term(), weight == null ? 1 : weight);
+                }
                 length += elementLength;
                 start += elementLength + ELEMENT_GAP;
             }
@@ -94,9 +122,10 @@ public final class TextIndex {
         Postings[] documentTerms = occurrences.isEmpty() ? NO_TERMS : new Postings[occurrences.size()];
         int next = 0;
         for (var entry : occurrences.entrySet()) {
-            Postings postings = terms.computeIfAbsent(entry.getKey(), Postings::new);
+            Postings postings = terms.computeIfAbsent(entry.getKey(), term -> new Postings(term, weighted));
             postings.documents.add(lid);
             postings.positions.put(lid, positions(entry.getValue()));
+            if (weighted) postings.weights.put(lid, new int[] { termWeights.get(entry.getKey()) });
             documentTerms[next++] = postings;
         }
         if (lid >= termsOf.length) termsOf = Arrays.copyOf(termsOf, Attribute.grow(termsOf.length, lid));
@@ -115,6 +144,7 @@ public final class TextIndex {
         for (Postings postings : old) {
             postings.documents.remove(lid);
             postings.positions.remove(lid);
+            if (weighted) postings.weights.remove(lid);
             if (postings.documents.isEmpty()) terms.remove(postings.term);
         }
         totalLength -= lengths[lid];
@@ -156,6 +186,11 @@ public final class TextIndex {
             }
             out.writeInt(total);
             out.writeInts(all, 0, total);
+            if (weighted) { // (a type with a weighted set index field has its own fingerprint: see IndexStateFile)
+                int[] weights = new int[size];
+                for (int i = 0; i < size; i++) weights[i] = postings.weight(lids[i]);
+                out.writeInts(weights, 0, size);
+            }
         }
     }
 
@@ -172,7 +207,7 @@ public final class TextIndex {
         int[] termsPerLid = new int[Math.max(16, lidLimit)];
         List<Postings> all = new ArrayList<>(termCount);
         for (int t = 0; t < termCount; t++) {
-            Postings postings = new Postings(in.readString());
+            Postings postings = new Postings(in.readString(), weighted);
             int size = in.readLength(8);
             int[] lids = new int[size];
             int[] counts = new int[size];
@@ -181,6 +216,8 @@ public final class TextIndex {
             int total = in.readLength(4);
             int[] positions = new int[total];
             in.readInts(positions, 0, total);
+            int[] weights = new int[weighted ? size : 0];
+            if (weighted) in.readInts(weights, 0, size);
             int at = 0;
             for (int i = 0; i < size; i++) {
                 int lid = lids[i];
@@ -190,6 +227,7 @@ public final class TextIndex {
                 int[] documentPositions = counts[i] == 1 && positions[at] >= 0 && positions[at] < SHARED_POSITIONS
                                           ? SINGLE_POSITIONS[positions[at]] : Arrays.copyOfRange(positions, at, at + counts[i]);
                 postings.positions.put(lid, documentPositions);
+                if (weighted) postings.weights.put(lid, new int[] { weights[i] });
                 at += counts[i];
                 termsPerLid[lid]++;
             }

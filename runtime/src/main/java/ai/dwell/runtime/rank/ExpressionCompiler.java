@@ -183,21 +183,24 @@ final class ExpressionCompiler {
         List<QueryTerm> tokens = id.isEmpty() ? List.of()
                 : terms.stream().filter(t -> t.kind() == QueryTerm.Kind.DOT_PRODUCT && t.item() == id.get()).toList();
         if (tokens.isEmpty()) return termsRead(new ScalarNode.Constant(0));
-        String field = tokens.get(0).field();
-        if ( ! (index.attribute(field).orElse(null) instanceof MultiValueAttribute multi))
-            throw unsupported("feature '" + feature + "' is not supported by this content engine: only of an item on an array or weighted set attribute");
-        return termsRead(new RawScoreNode(multi, tokens));
+        return termsRead(rawScoreOf(feature, tokens.get(0).field(), tokens));
     }
 
-    /** rawScore(name): what the query's dotProduct items on a multi-value attribute give each document. */
+    /** The dotProduct raw score of these tokens on a multi-value attribute, or on a weighted set index field. */
+    private Node rawScoreOf(FeatureName feature, String field, List<QueryTerm> tokens) {
+        if (index.attribute(field).orElse(null) instanceof MultiValueAttribute multi) return new RawScoreNode(multi, tokens);
+        Optional<TextIndex> text = index.index(field).filter(TextIndex::isWeighted);
+        if (text.isPresent()) return new TextRawScoreNode(text.get(), tokens);
+        throw unsupported("feature '" + feature + "' is not supported by this content engine: only of an array or weighted set attribute, " +
+                          "or a weighted set index field ('" + field + "' is neither)");
+    }
+
+    /** rawScore(name): what the query's dotProduct and wand items on a multi-value attribute or weighted set index field give each document. */
     private Node rawScore(FeatureName feature) {
         if (feature.arguments().size() != 1 || feature.output() != null)
             throw unsupported("feature '" + feature + "': rawScore takes the name of a field");
         String name = feature.argument();
-        if ( ! (index.attribute(name).orElse(null) instanceof MultiValueAttribute multi))
-            throw unsupported("feature '" + feature + "' is not supported by this content engine: only rawScore of an array or weighted set attribute " +
-                              "(the dotProduct raw score; index fields do not keep their elements' weights here)");
-        return termsRead(new RawScoreNode(multi, terms.stream().filter(t -> t.kind() == QueryTerm.Kind.DOT_PRODUCT && t.field().equals(name)).toList()));
+        return termsRead(rawScoreOf(feature, name, terms.stream().filter(t -> t.kind() == QueryTerm.Kind.DOT_PRODUCT && t.field().equals(name)).toList()));
     }
 
     /** attributeMatch(name) and its outputs, as proton computes them; significance and importance (term significance) are refused. */

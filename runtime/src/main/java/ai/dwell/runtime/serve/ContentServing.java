@@ -1,5 +1,6 @@
 package ai.dwell.runtime.serve;
 
+import ai.dwell.runtime.index.ClusterSelection;
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.engine.ContentNode;
 import ai.dwell.runtime.engine.SearchThreads;
@@ -126,28 +127,55 @@ public class ContentServing implements IndexedContent, AutoCloseable {
         return true;
     }
 
-    /** Stores a document, processed by its indexing statements, on the node(s) holding it. */
+    /**
+     * Stores a document, processed by its indexing statements, on the node(s) holding it: in each cluster of its type
+     * whose selection accepts it. A cluster whose selection no longer accepts the new version drops the one it held
+     * (Vespa routes the put past that cluster and leaves its older copy there until garbage collection removes it; the
+     * runtime's one store keeps one version of a document, so a cluster holds what its selection accepts of the store).
+     */
     @Override
     public void put(Document document, long timestamp) {
-        for (Node node : nodesOf(document.getId())) node.engine().put(document, timestamp);
+        for (Node node : nodesOf(document.getId())) {
+            if (selectionOf(node).accepts(document)) node.engine().put(document, timestamp);
+            else node.engine().remove(document.getId());
+        }
     }
 
     /**
-     * Applies an update (processed by the indexing statements of the fields it touches) to the documents
-     * the nodes hold; false if a node that should hold the document has none, so the update was not applied there.
+     * Applies an update (processed by the indexing statements of the fields it touches) to the documents the nodes
+     * hold; false if a node that should hold the document has none, so the update was not applied there. In a
+     * cluster with a selection, where the document belongs is decided on the updated document, as for a put.
      */
     @Override
-    public boolean update(DocumentUpdate update, long timestamp) {
+    public boolean update(DocumentUpdate update, Document updated, long timestamp) {
         boolean applied = true;
-        for (Node node : nodesOf(update.getId())) applied &= node.engine().update(update, timestamp).isPresent();
+        for (Node node : nodesOf(update.getId())) {
+            ClusterSelection selection = selectionOf(node);
+            if ( ! selection.isSelective()) applied &= node.engine().update(update, timestamp).isPresent();
+            else if ( ! selection.accepts(updated)) node.engine().remove(update.getId());
+            else applied &= node.engine().update(update, timestamp).isPresent();
+        }
         return applied;
     }
 
+    /**
+     * Whether every node that holds the document holds this version: each node of a cluster without a selection, and
+     * in the clusters with one, a node of one of them (which of them should is decided by the document's content, not
+     * read here). Verifying on every node, as each keeps what it verified.
+     */
     @Override
     public boolean isCurrent(DocumentId id, long timestamp) {
         boolean current = true;
-        for (Node node : nodesOf(id)) current &= node.engine().verify(id, timestamp); // verify on every node: each keeps what it verified
-        return current;
+        boolean selective = false, selectedCurrent = false;
+        for (Node node : nodesOf(id)) {
+            boolean verified = node.engine().verify(id, timestamp);
+            if (selectionOf(node).isSelective()) {
+                selective = true;
+                selectedCurrent |= verified;
+            }
+            else current &= verified;
+        }
+        return current && ( ! selective || selectedCurrent);
     }
 
     @Override
@@ -164,6 +192,8 @@ public class ContentServing implements IndexedContent, AutoCloseable {
     public void remove(DocumentId id) {
         for (Node node : nodesOf(id)) node.engine().remove(id);
     }
+
+    private ClusterSelection selectionOf(Node node) { return clusters.get(node.cluster()).selection(); }
 
     /** Every node of a cluster with the type, for a global type; else the node of each such cluster its bucket belongs to. */
     private List<Node> nodesOf(DocumentId id) {

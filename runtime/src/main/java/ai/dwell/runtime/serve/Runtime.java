@@ -182,10 +182,8 @@ public class Runtime implements Deployments, AutoCloseable {
         if (hosts != null) hosts.write(List.copyOf(services.serviceHosts()), services.contentHosts());
         DocumentTypeManager types = new DocumentTypeManager(documentTypes);
         DocumentStore documents = store(documentTypes, types);
-        Set<String> globalTypes = new HashSet<>();
-        clusters.values().forEach(cluster -> globalTypes.addAll(cluster.globalDocumentTypes()));
         // Writes the content clusters refuse while their disk is over its limit stop before the store, as in Vespa at the distributors
-        FeedPipeline pipeline = new FeedPipeline(new FeedBlockingSink(new StoreSink(documents), FeedBlocks.of(model, data.store())), types, globalTypes);
+        FeedPipeline pipeline = new FeedPipeline(new FeedBlockingSink(new StoreSink(documents), FeedBlocks.of(model, data.store())), types, clusters);
         DocumentAccesses.install(pipeline);
         // The content nodes first, holding every document, so that the new container's dispatcher
         // finds them ready on its first ping. Indexing needs the container's linguistics: when the

@@ -1,5 +1,6 @@
 package ai.dwell.runtime.serve.deploy;
 
+import ai.dwell.runtime.index.ClusterSelection;
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.index.SchemaConfigs;
 import com.yahoo.document.config.DocumentmanagerConfig;
@@ -65,7 +66,8 @@ public final class ContentClusterConfigs {
         }
         var keys = cluster.getRootGroup().recursiveGetNodes().stream().map(StorageNode::getDistributionKey).sorted().toList();
         DocumentmanagerConfig documents = model.getConfig(DocumentmanagerConfig.class, name);
-        return new ContentClusterConfig(name, packageDir.toAbsolutePath(), documents, keys, global, schemas);
+        return new ContentClusterConfig(name, packageDir.toAbsolutePath(), documents, keys, global, schemas,
+                                        ClusterSelection.of(cluster.getRoutingSelector()));
     }
 
 }

@@ -34,7 +34,6 @@ public record PackageServices(String containerCluster, int containerPort, List<C
             throw new InvalidApplicationException("dwell's runtime serves exactly one container cluster, this package has " +
                                                   containers.keySet());
         ApplicationContainerCluster container = containers.values().iterator().next();
-        refuseDocumentSelections(deployedDir.resolve("services.xml"));
         int port = containerPort(model);
         List<ContentNodeSpec> nodes = new ArrayList<>();
         for (ContentCluster content : model.getContentClusters().values())
@@ -85,32 +84,6 @@ public record PackageServices(String containerCluster, int containerPort, List<C
      * write), then the chain the content cluster names in its document-processing element. Types with neither are
      * left out.
      */
-    /**
-     * A content cluster's {@code <document selection="...">} makes Vespa store in it only the documents the selection
-     * accepts; this runtime does not route by selection (every cluster of the type would hold every document), so a
-     * package with one is refused, naming it, rather than served differently.
-     */
-    static void refuseDocumentSelections(Path services) {
-        if ( ! Files.exists(services)) return;
-        List<String> selections = new ArrayList<>();
-        try {
-            var factory = DocumentBuilderFactory.newInstance();
-            factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
-            NodeList documents = factory.newDocumentBuilder().parse(services.toFile()).getElementsByTagName("document");
-            for (int i = 0; i < documents.getLength(); i++) {
-                Element document = (Element) documents.item(i);
-                if ( ! document.getAttribute("selection").isBlank())
-                    selections.add("'" + document.getAttribute("type") + "' (selection='" + document.getAttribute("selection") + "')");
-            }
-        }
-        catch (Exception e) {
-            throw new InvalidApplicationException("Could not read " + services + ": " + e.getMessage(), e);
-        }
-        if ( ! selections.isEmpty())
-            throw new InvalidApplicationException("A document selection in a content cluster is not supported by dwell's runtime, which " +
-                                                  "does not route documents by selection: " + String.join(", ", selections));
-    }
-
     static Map<String, List<String>> docprocChains(Path services) {
         Map<String, List<String>> chains = new HashMap<>();
         try {

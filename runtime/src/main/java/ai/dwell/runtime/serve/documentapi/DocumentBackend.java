@@ -25,8 +25,11 @@ public interface DocumentBackend {
     /** Returns the document, with only the fields of the given field set (e.g. "[all]", "comment:[document]"). */
     Optional<Document> get(DocumentId id, String fieldSet);
 
-    /** Gives every stored document of the given bucket space ("default" or "global") to the consumer, read-only. */
-    void forEach(String bucketSpace, Consumer<Document> consumer);
+    /**
+     * Gives every stored document of the given bucket space ("default" or "global") to the consumer, read-only; with a
+     * content cluster's name, only the documents that cluster stores (of its types, accepted by its selection).
+     */
+    void forEach(String bucketSpace, String cluster, Consumer<Document> consumer);
 
     /** Returns a copy of the document with only the fields of the field set. */
     Document withFields(Document document, String fieldSet);

@@ -133,6 +133,7 @@ class EngineAsyncSession implements AsyncSession {
     static Response.Outcome outcomeOf(WriteOutcome outcome) {
         return switch (outcome.status()) {
             case OK -> Response.Outcome.SUCCESS;
+            case IGNORED -> Response.Outcome.IGNORED;      // no cluster's selection accepts the document
             case NOT_FOUND -> Response.Outcome.NOT_FOUND;
             case CONDITION_FAILED -> Response.Outcome.CONDITION_FAILED;
             case INVALID_INPUT -> Response.Outcome.REJECTED;       // 400, as ERROR_REJECTED from a docproc's INVALID_INPUT

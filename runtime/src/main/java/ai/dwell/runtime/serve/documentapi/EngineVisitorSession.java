@@ -97,7 +97,7 @@ class EngineVisitorSession implements VisitorSession {
         long from = parameters.getFromTimestamp();
         long to = parameters.getToTimestamp() == 0 ? Long.MAX_VALUE : parameters.getToTimestamp();
         Map<Long, List<Document>> bySuperbucket = new HashMap<>();
-        backend.forEach(parameters.getBucketSpace(), document -> {
+        backend.forEach(parameters.getBucketSpace(), parameters.getRoute() == null ? null : parameters.getRoute().toString(), document -> {
             Long written = document.getLastModified();
             if (written != null && (written < from || written > to)) return;
             if (selector != null && selector.accepts(new DocumentPut(document)) != Result.TRUE) return;

@@ -1,5 +1,6 @@
 package ai.dwell.runtime.serve.feed;
 
+import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.serve.documentapi.DocumentBackend;
 import ai.dwell.runtime.serve.documentapi.WriteOutcome;
 import com.yahoo.docproc.DocumentProcessor;
@@ -17,6 +18,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -32,12 +35,16 @@ public class FeedPipeline implements DocumentBackend {
     private final DocumentTypeManager types;
 
     private final Set<String> globalTypes;
+    private final Map<String, ContentClusterConfig> clusters;
 
-    /** @param globalTypes the document types in the global bucket space */
-    public FeedPipeline(DocumentSink sink, DocumentTypeManager types, Set<String> globalTypes) {
+    /** @param clusters the content clusters, by name: their types, which are global, and which documents each stores */
+    public FeedPipeline(DocumentSink sink, DocumentTypeManager types, Map<String, ContentClusterConfig> clusters) {
         this.sink = sink;
         this.types = types;
-        this.globalTypes = Set.copyOf(globalTypes);
+        this.clusters = Map.copyOf(clusters);
+        Set<String> global = new HashSet<>();
+        clusters.values().forEach(cluster -> global.addAll(cluster.globalDocumentTypes()));
+        this.globalTypes = Set.copyOf(global);
     }
 
     /** Sets the docproc chains writes go through; until then they go straight to the sink. */
@@ -64,11 +71,30 @@ public class FeedPipeline implements DocumentBackend {
     }
 
     @Override
-    public void forEach(String bucketSpace, Consumer<Document> consumer) {
+    public void forEach(String bucketSpace, String cluster, Consumer<Document> consumer) {
         boolean global = "global".equals(bucketSpace);
+        ContentClusterConfig content = cluster == null ? null : clusters.get(cluster);
         sink.forEach(document -> {
-            if (globalTypes.contains(document.getDataType().getName()) == global) consumer.accept(document);
+            String type = document.getDataType().getName();
+            if (globalTypes.contains(type) != global) return;
+            if (content != null && ( ! content.schemas().containsKey(type) || ! content.selection().accepts(document))) return;
+            consumer.accept(document);
         });
+    }
+
+    /**
+     * Whether a put is stored nowhere, as Vespa's document route selector ignores it: every content cluster of its type
+     * has a selection, and none accepts the document.
+     */
+    private boolean ignored(DocumentPut put) {
+        String type = put.getDocument().getDataType().getName();
+        boolean anyCluster = false;
+        for (ContentClusterConfig cluster : clusters.values()) {
+            if ( ! cluster.schemas().containsKey(type)) continue;
+            anyCluster = true;
+            if (cluster.selection().accepts(put.getDocument())) return false;
+        }
+        return anyCluster;
     }
 
     @Override
@@ -105,7 +131,7 @@ public class FeedPipeline implements DocumentBackend {
         }
         List<CompletableFuture<WriteOutcome>> writes = new ArrayList<>();
         for (DocumentOperation processed : operations) {
-            if (processed instanceof DocumentPut put) writes.add(sink.put(put));
+            if (processed instanceof DocumentPut put) writes.add(ignored(put) ? CompletableFuture.completedFuture(WriteOutcome.ignored()) : sink.put(put));
             else if (processed instanceof DocumentUpdate update) writes.add(sink.update(update));
             else if (processed instanceof DocumentRemove remove) writes.add(sink.remove(remove));
         }

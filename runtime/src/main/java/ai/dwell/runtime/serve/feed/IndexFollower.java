@@ -53,7 +53,7 @@ public class IndexFollower implements ChangeListener {
     @Override
     public void onPut(Document document, Object prepared) {
         if (prepared instanceof IndexedUpdate indexed) {
-            if ( ! content.update(indexed.update(), timestamp(document))) onPut(document); // a node without the document: index it whole
+            if ( ! content.update(indexed.update(), document, timestamp(document))) onPut(document); // a node without the document: index it whole
         }
         else content.put((Document) prepared, timestamp(document));
     }

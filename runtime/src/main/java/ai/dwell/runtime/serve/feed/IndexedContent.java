@@ -16,8 +16,9 @@ public interface IndexedContent {
     /**
      * Applies an update, processed by the indexing statements of the fields it touches, to the documents held;
      * false if a node that should hold the document has none, so the update was not applied there.
+     * {@code updated} is the whole document after the update, as stored (where it belongs may depend on it).
      */
-    boolean update(DocumentUpdate update, long timestamp);
+    boolean update(DocumentUpdate update, Document updated, long timestamp);
 
     /** Whether the content already holds this document in the version the store wrote at this timestamp (see ChangeListener#isCurrent). */
     default boolean isCurrent(DocumentId id, long timestamp) { return false; }

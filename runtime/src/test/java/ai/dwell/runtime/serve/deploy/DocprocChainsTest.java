@@ -40,18 +40,6 @@ public class DocprocChainsTest {
         assertEquals(Map.of(), chains("<chain id='other'/>", "<document-processing/>"));
     }
 
-    @Test
-    void aDocumentSelectionIsRefusedNamingIt() throws IOException {
-        chains("", ""); // writes services.xml without a selection
-        PackageServices.refuseDocumentSelections(tmp.resolve("services.xml"));
-        String withSelection = Files.readString(tmp.resolve("services.xml"))
-                                    .replace("<document type=\"comment\" mode=\"index\"/>", "<document type=\"comment\" mode=\"index\" selection=\"comment.upvotes > 3\"/>");
-        Files.writeString(tmp.resolve("services.xml"), withSelection);
-        InvalidApplicationException e = org.junit.jupiter.api.Assertions.assertThrows(InvalidApplicationException.class,
-                () -> PackageServices.refuseDocumentSelections(tmp.resolve("services.xml")));
-        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("'comment' (selection='comment.upvotes > 3')"), e.getMessage());
-    }
-
     private Map<String, List<String>> chains(String containerChains, String contentProcessing) throws IOException {
         Path services = tmp.resolve("services.xml");
         Files.writeString(services, """
