@@ -197,12 +197,29 @@ def test_sorting_or_grouping_on_one_is_refused_by_name(runtime: Runtime) -> None
     assert status == 500 and "'sizes' is a multi-value attribute (array)" in json.dumps(body), (status, body)
 
 
-def test_list_features_is_refused_by_name(runtime: Runtime) -> None:
-    """proton fills the rankfeatures summary field for ranking.listFeatures; this engine cannot, and says so."""
+def test_list_features_lists_the_profiles_rank_features(runtime: Runtime) -> None:
+    """ranking.listFeatures fills the rankfeatures summary field with the profile's rank-features, when it sets
+    ignore-default-rank-features (else proton would add its default features: see the next test)."""
+    result = search(yql="select * from item where true", ranking="listed", ranking__listFeatures="true", hits=400)
+    hits = result["root"]["children"]
+    assert len(hits) == len(FED)
+    for hit in hits:
+        f = FED[hit["fields"]["name"]]
+        assert hit["fields"]["rankfeatures"] == {"attribute(tags).count": len(f["tags"]),
+                                                 "attribute(topics,news).weight": f["topics"].get("news", 0),
+                                                 "firstPhase": pytest.approx(relevance(f))}, hit
+        assert hit["relevance"] == pytest.approx(relevance(f))
+    plain = search(yql="select * from item where true", ranking="listed", hits=5)["root"]["children"]
+    assert all("rankfeatures" not in hit["fields"] for hit in plain), plain
+
+
+def test_list_features_without_ignore_default_rank_features_is_refused_by_name(runtime: Runtime) -> None:
+    """proton's default rank features (fieldMatch, nativeRank, ... of every field) are not computed here: a profile
+    that does not set ignore-default-rank-features gets an error naming what to set, not a shorter list."""
     status, body = http("GET", f"{CONTAINER}/search/?" + urllib.parse.urlencode(
         {"yql": "select * from item where true", "ranking": "counts", "ranking.listFeatures": "true"}))
-    assert "ranking.listFeatures (the rankfeatures summary field) is not supported" in json.dumps(body), (status, body)
-
+    text = json.dumps(body)
+    assert "ranking.listFeatures with rank profile 'counts'" in text and "ignore-default-rank-features" in text, (status, body)
 
 
 def attribute_match(fed: dict, terms: list[tuple[str, str]]) -> dict[str, float]:

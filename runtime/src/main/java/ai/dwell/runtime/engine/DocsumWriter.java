@@ -37,6 +37,8 @@ final class DocsumWriter {
     interface FeatureSource {
         List<RankProgram.OutputFeature> summaryFeatures();
         List<RankProgram.OutputFeature> matchFeatures();
+        /** The rank profile's rank-features, when the request asks for them (ranking.listFeatures); else null. */
+        List<RankProgram.OutputFeature> rankFeatures();
     }
 
     /**
@@ -54,7 +56,10 @@ final class DocsumWriter {
                 }
                 case "summaryfeatures" -> { if (features != null) writeFeatures(docsum.setObject(field.name()), features.summaryFeatures(), lid); }
                 case "matchfeatures" -> { if (features != null) writeFeatures(docsum.setObject(field.name()), features.matchFeatures(), lid); }
-                case "rankfeatures" -> { }
+                case "rankfeatures" -> {
+                    List<RankProgram.OutputFeature> dumped = features == null ? null : features.rankFeatures();
+                    if (dumped != null) writeFeatures(docsum.setObject(field.name()), dumped, lid);
+                }
                 case "attribute", "attributecombiner", "" , "copy" -> {
                     String source = field.source().isEmpty() ? field.name() : field.source();
                     var attribute = index.attribute(source);

@@ -74,6 +74,7 @@ final class Docsums {
             }
             @Override public List<RankProgram.OutputFeature> summaryFeatures() { return program().summaryFeatures(); }
             @Override public List<RankProgram.OutputFeature> matchFeatures() { return program().matchFeatures(); }
+            @Override public List<RankProgram.OutputFeature> rankFeatures() { return query.dumpFeatures() ? program().dumpFeatures() : null; }
         };
     }
 

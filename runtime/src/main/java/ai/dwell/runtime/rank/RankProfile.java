@@ -29,6 +29,7 @@ public final class RankProfile {
     private final Map<String, ExpressionNode> functions = new LinkedHashMap<>();
     private final List<String> matchFeatures = new ArrayList<>();
     private final List<String> summaryFeatures = new ArrayList<>();
+    private final List<String> dumpFeatures = new ArrayList<>();
     private final Map<String, String> renames = new HashMap<>();
     private final Map<String, TensorType> queryTypes = new HashMap<>();
     private final ExpressionNode firstPhase;
@@ -43,6 +44,7 @@ public final class RankProfile {
                 functions.put(key.substring("rankingExpression(".length(), key.length() - ").rankingScript".length()), parse(key, value));
             else if (key.equals("vespa.match.feature")) matchFeatures.add(value);
             else if (key.equals("vespa.summary.feature")) summaryFeatures.add(value);
+            else if (key.equals("vespa.dump.feature")) dumpFeatures.add(value);
             else if (key.equals("vespa.feature.rename")) {
                 if (renameFrom == null) renameFrom = value;
                 else { renames.put(renameFrom, value); renameFrom = null; }
@@ -60,6 +62,13 @@ public final class RankProfile {
     public Map<String, ExpressionNode> functions() { return functions; }
     public List<String> matchFeatures() { return matchFeatures; }
     public List<String> summaryFeatures() { return summaryFeatures; }
+    /** The profile's rank-features: what ranking.listFeatures puts in the rankfeatures summary field. */
+    public List<String> dumpFeatures() { return dumpFeatures; }
+    /**
+     * Whether the profile sets ignore-default-rank-features: ranking.listFeatures then lists only its rank-features;
+     * else proton adds its default set (fieldMatch, nativeRank and more, of every field).
+     */
+    public boolean ignoresDefaultDumpFeatures() { return "true".equals(properties.get("vespa.dump.ignoredefaultfeatures")); }
     /** The name a feature is presented under (match-features: nn_input for rankingExpression(nn_input)). */
     public String presentedName(String feature) { return renames.getOrDefault(feature, feature); }
     public Optional<TensorType> queryType(String name) { return Optional.ofNullable(queryTypes.get(name)); }

@@ -136,6 +136,19 @@ public final class RankProgram {
 
     public List<OutputFeature> summaryFeatures() { return outputs(profile.summaryFeatures()); }
 
+    /**
+     * The rankfeatures summary field of ranking.listFeatures: the profile's rank-features, when it sets
+     * ignore-default-rank-features; otherwise proton adds its default features, most of which this engine does not
+     * compute, so the request is refused, naming what is missing rather than listing fewer.
+     */
+    public List<OutputFeature> dumpFeatures() {
+        if ( ! profile.ignoresDefaultDumpFeatures())
+            throw new UnsupportedFeatureException("ranking.listFeatures with rank profile '" + profile.name() + "': proton lists its default " +
+                                                  "rank features (fieldMatch, nativeRank and others, of every field), which this content engine " +
+                                                  "does not compute; set ignore-default-rank-features and name the features in rank-features");
+        return outputs(profile.dumpFeatures());
+    }
+
     private List<OutputFeature> outputs(List<String> names) {
         List<OutputFeature> features = new ArrayList<>();
         for (String name : names) features.add(new OutputFeature(profile.presentedName(name), compiler.feature(name)));

@@ -10,10 +10,11 @@ import java.util.Set;
 /**
  * A request for the summaries of some documents, as the content engine serves it: the documents, the
  * summary class ("" for the schema's default) and fields (empty for all), and the query they matched,
- * with its rank profile and properties, from which summary and match features are computed.
+ * with its rank profile and properties, from which summary and match features are computed, and whether it asks for
+ * the rank profile's rank features (ranking.listFeatures: the rankfeatures field).
  */
 public record DocsumQuery(String documentType, String rankProfile, String summaryClass, Set<String> fields,
-                          List<GlobalId> globalIds, QueryItem root, QueryProperties properties) {
+                          List<GlobalId> globalIds, QueryItem root, QueryProperties properties, boolean dumpFeatures) {
 
     public DocsumQuery {
         fields = Set.copyOf(fields);

@@ -32,13 +32,11 @@ public final class ProtobufRequests {
     }
 
     public static DocsumQuery docsum(SearchProtocol.DocsumRequest request) {
-        if (request.getDumpFeatures()) // proton would fill the rankfeatures summary field; rendering it empty would be silent
-            throw new IllegalArgumentException("ranking.listFeatures (the rankfeatures summary field) is not supported by this content engine");
         List<GlobalId> globalIds = new ArrayList<>(request.getGlobalIdsCount());
         for (ByteString rawGid : request.getGlobalIdsList()) globalIds.add(new GlobalId(rawGid.toByteArray()));
         return new DocsumQuery(request.getDocumentType(), profile(request.getRankProfile()), request.getSummaryClass(),
                                new HashSet<>(request.getFieldsList()), globalIds,
-                               ProtobufQueryTree.translate(request.getQueryTree()), properties(request));
+                               ProtobufQueryTree.translate(request.getQueryTree()), properties(request), request.getDumpFeatures());
     }
 
     /** The rank properties and feature overrides of a search request; an override replaces a property of the same name. */
