@@ -483,12 +483,17 @@ final class ExpressionCompiler {
     private Node compileTensorFunction(TensorFunctionNode node) {
         TensorFunction<?> function = node.function();
         if (function instanceof DynamicTensor<?> dynamic) return compileDynamicTensor(node, dynamic);
-        List<Node> children = node.children().stream().map(this::compile).map(this::requireTensorInput).toList();
-        if (children.stream().allMatch(Node::isConstant)) return fold(node);
-        if (function instanceof Join<?> join) {
-            Optional<Node> dense = xwPlusB(node, join, children);
+        // xw_plus_b first, from its bias: its reduce is not compiled on its own (which would make a generic node of it,
+        // whose type Vespa resolves without the dimension argument xw_plus_b binds, logging a warning each compile)
+        Node bias = function instanceof Join<?> && node.children().size() == 2 ? requireTensorInput(compile(node.children().get(1))) : null;
+        if (bias != null && function instanceof Join<?> join) {
+            Optional<Node> dense = xwPlusB(node, join, bias);
             if (dense.isPresent()) return dense.get();
         }
+        List<Node> children = new ArrayList<>();
+        for (int c = 0; c < node.children().size(); c++)
+            children.add(c == 1 && bias != null ? bias : requireTensorInput(compile(node.children().get(c))));
+        if (children.stream().allMatch(Node::isConstant)) return fold(node);
         if (function instanceof Reduce<?> && children.get(0) instanceof DenseCells dense && isFullSum(node))
             return new VectorNode.Sum(dense);
         return gather(node).orElseGet(() -> generic(node));
@@ -560,8 +565,8 @@ final class ExpressionCompiler {
     }
 
     /** join(reduce(join(x, w, f(a,b)(a * b)), sum, d), b, f(a,b)(a + b)) with vector x and constant w, b. */
-    private Optional<Node> xwPlusB(TensorFunctionNode node, Join<?> join, List<Node> children) {
-        if ( ! isPlus(join) || ! (children.get(1) instanceof ConstantNode bias)) return Optional.empty();
+    private Optional<Node> xwPlusB(TensorFunctionNode node, Join<?> join, Node biasNode) {
+        if ( ! isPlus(join) || ! (biasNode instanceof ConstantNode bias)) return Optional.empty();
         ExpressionNode reduceExpression = node.children().get(0);
         if ( ! (reduceExpression instanceof TensorFunctionNode reduceNode) || ! (reduceNode.function() instanceof Reduce<?>)) return Optional.empty();
         List<String> reduced = reducedDimensions(reduceNode);
