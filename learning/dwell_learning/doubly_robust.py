@@ -17,6 +17,11 @@ The reader model (ReaderFit) is fitted on logs the estimate is not computed on (
 - read seconds given examination: log-seconds regression on the nine features, their squares
   and products (standardised) and the position;
 - going on after a read: logistic regression on the same inputs.
+The standardised inputs are clipped to the range they took in the fitting logs: the squares and
+products extrapolate explosively, and a candidate outside that range (say, a comment with reports
+when no read comment had any: 20-45 standard deviations out) got read times of 10^3-10^6 s, which
+sent Cascade-DR's estimate of the logging policy itself from 63 s to 279 s on one replicate of the
+estimator benchmark (estimator_bench.py).
 Q continues the prefix with the target's greedy order of the remaining candidates (the target
 is greedy with probability 1 - rate).
 """
@@ -67,9 +72,14 @@ class ReaderFit:
     read_var: float
     go_coef: np.ndarray
     p_open: float
+    lo: np.ndarray | None = None       # the standardised inputs are clipped to [lo, hi] (None: not clipped)
+    hi: np.ndarray | None = None
 
     def _a(self, x: np.ndarray, k: np.ndarray) -> np.ndarray:
-        return _design((x - self.mean) / self.scale, k)
+        z = (x - self.mean) / self.scale
+        if self.lo is not None and self.hi is not None:
+            z = np.clip(z, self.lo, self.hi)
+        return _design(z, k)
 
     def read_seconds(self, x: np.ndarray, k: np.ndarray) -> np.ndarray:
         """E[seconds | examined at position k] for feature rows x."""
@@ -96,14 +106,15 @@ def fit_readers(logged: Logged, lam: float = 1.0) -> ReaderFit:
                 go_y.append(float(r[k + 1] > 0))
     x = np.asarray(xs)
     mean, scale = x.mean(axis=0), np.maximum(x.std(axis=0), 1e-6)
-    a = _design((x - mean) / scale, np.asarray(ks, dtype=np.float64))
+    z = (x - mean) / scale
+    a = _design(z, np.asarray(ks, dtype=np.float64))
     y = np.log(np.asarray(seconds))
     read_coef = _ridge(a, y, lam)
     read_var = float(np.var(y - a @ read_coef))
     ag = _design((np.asarray(go_x) - mean) / scale, np.asarray(go_k, dtype=np.float64))
     go_coef = _logistic(ag, np.asarray(go_y), lam)
     p_open = float(np.mean(logged.rewards[:, 0] > 0))
-    return ReaderFit(mean, scale, read_coef, read_var, go_coef, p_open)
+    return ReaderFit(mean, scale, read_coef, read_var, go_coef, p_open, z.min(axis=0), z.max(axis=0))
 
 
 def _tail_value(read: np.ndarray, go: np.ndarray, items: list[int], first: int) -> float:

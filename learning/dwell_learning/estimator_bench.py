@@ -22,7 +22,8 @@ spread): lambda = 0 is the logging policy itself, lambda = 1 the other scorer. T
 
 Estimators (the formulas are in each function's docstring): IPS and SNIPS over slates, prefixes (cascade) and item
 positions; PseudoInverse (PI) and its self-normalised form (wPI); cascade IPS/SNIPS with clipped weights; Cascade-DR
-(doubly_robust.py's estimator, vectorised here and checked against it), switch-DR (the reader model where the prefix
+(doubly_robust.py's estimator, vectorised here and checked against it; also with the reader model's inputs
+unclipped, as it was before this benchmark found it extrapolating), switch-DR (the reader model where the prefix
 weight exceeds tau) and the direct method (the reader model alone). Intervals: normal (mean +- 1.96 se over
 impressions) for the means, percentile bootstrap over impressions (400 resamples, shared by all ratio estimators of a
 replicate) for the self-normalised ones. Every estimate is also taken as a paired gain over the logging policy (the
@@ -37,7 +38,7 @@ import math
 import sys
 import time
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -471,12 +472,12 @@ def estimator_names(config: BenchConfig) -> list[str]:
     names = ["ips-slate", "snips-slate", "ips-cascade", "snips-cascade", "ips-position", "snips-position", "pi", "wpi"]
     for c in config.clips:
         names += [f"ips-cascade-clip{c:g}", f"snips-cascade-clip{c:g}"]
-    names += ["dr"] + [f"switch-dr-{t:g}" for t in config.taus] + ["dm"]
+    names += ["dr", "dr-unclipped-model"] + [f"switch-dr-{t:g}" for t in config.taus] + ["dm"]
     return names
 
 
 def _estimators(config: BenchConfig, rep: Replicate, wc: np.ndarray, wp: np.ndarray, pi_w: np.ndarray,
-                baseline: np.ndarray, correction: np.ndarray) -> dict[str, tuple[str, Any]]:
+                baseline: np.ndarray, correction: np.ndarray, raw: np.ndarray) -> dict[str, tuple[str, Any]]:
     """Every estimator of one target on one replicate: ("mean", per-impression values) or ("ratio", (num, den))."""
     r, total = rep.rewards, rep.rewards.sum(axis=1, keepdims=True)
     ws = wc[:, -1:]
@@ -491,6 +492,7 @@ def _estimators(config: BenchConfig, rep: Replicate, wc: np.ndarray, wp: np.ndar
         out[f"ips-cascade-clip{c:g}"] = ("mean", ips_terms(w, r))
         out[f"snips-cascade-clip{c:g}"] = ("ratio", (w * r, w))
     out["dr"] = ("mean", dr_terms(baseline, correction))
+    out["dr-unclipped-model"] = ("mean", raw)
     for t in config.taus:
         out[f"switch-dr-{t:g}"] = ("mean", switch_terms(baseline, correction, wc, t))
     out["dm"] = ("mean", dm_terms(baseline))
@@ -562,6 +564,9 @@ def run_setting(world: World, scores_of: Callable[[str], np.ndarray], setting: S
         fit = fit_readers(to_logged(world, logging, reps[i - 1]))
         read_a, go_a = reader_tables(fit, world.features, k_max)
         read, go = read_a[rep.article], go_a[rep.article]
+        raw_fit = replace(fit, lo=None, hi=None)     # the reader model as it was before its inputs were clipped
+        raw_read_a, raw_go_a = reader_tables(raw_fit, world.features, k_max)
+        raw_read, raw_go = raw_read_a[rep.article], raw_go_a[rep.article]
         counts = rng.multinomial(len(rep.article), np.full(len(rep.article), 1.0 / len(rep.article)),
                                  size=config.boot).astype(np.float64)
         mu = prefix_probs(logging_scores[rep.article], rep.order, setting.rate, setting.temperature)
@@ -573,7 +578,10 @@ def run_setting(world: World, scores_of: Callable[[str], np.ndarray], setting: S
             wp = position_weights(marg_pi[t], marg_mu, rep.article, rep.order, floor)
             q = cascade_q(read, go, fit.p_open, s, rep.order)
             baseline, correction = cascade_dr_terms(q, joint, mu, wc, rep.rewards, rep.order)
-            values = _estimators(config, rep, wc, wp, pi_weights(u[t], rep.article, rep.order), baseline, correction)
+            raw = dr_terms(*cascade_dr_terms(cascade_q(raw_read, raw_go, fit.p_open, s, rep.order), joint, mu, wc,
+                                             rep.rewards, rep.order))
+            values = _estimators(config, rep, wc, wp, pi_weights(u[t], rep.article, rep.order), baseline, correction,
+                                 raw)
             last = wc[:, -1]
             ess[t, i] = last.sum() ** 2 / (len(last) * (last ** 2).sum()) if (last ** 2).sum() > 0 else 0.0
             if t == 0:
@@ -775,11 +783,15 @@ TARGETS = [("", 0.0), ("ceiling", 0.1), ("ceiling", 0.25), ("ceiling", 0.5), ("c
 
 
 def full_config(seed: int = 1) -> BenchConfig:
-    """The loop's settings (rate 0.15, T 0.3, 40 candidates, 10 shown, 1,600 views: one iteration's evaluation logs):
-    logging around the linear ranker of the nine features (a stand-in for a trained network) and around freshness."""
+    """The loop's settings (rate 0.15, T 0.3, 40 candidates, 10 shown, 1,600 views: one iteration's evaluation logs)
+    with logging around the linear ranker of the nine features (a stand-in for a trained network) and around
+    freshness; then more exploration (rate 0.3, T 0.5), fewer views (400), and greedy targets (rate 0)."""
     return BenchConfig(seed=seed, settings=[
         Setting("linear", "linear", 0.15, 0.3, 1600, TARGETS),
         Setting("freshness", "freshness", 0.15, 0.3, 1600, TARGETS),
+        Setting("linear-explore", "linear", 0.3, 0.5, 1600, TARGETS),
+        Setting("linear-400", "linear", 0.15, 0.3, 400, TARGETS),
+        Setting("linear-greedy-targets", "linear", 0.15, 0.3, 1600, TARGETS, target_rate=0.0),
     ])
 
 

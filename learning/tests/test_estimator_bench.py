@@ -235,7 +235,7 @@ def test_smoke_run_has_every_estimator(tmp_path: Path) -> None:
     text = (tmp_path / "estimators.md").read_text()
     data = json.loads((tmp_path / "estimators.json").read_text())
     names = eb.estimator_names(config)
-    assert len(names) == 16
+    assert len(names) == 17
     for name in names:
         assert f"| {name} |" in text
         for target in data["settings"][0]["targets"]:
