@@ -38,7 +38,7 @@ import math
 import sys
 import time
 import zlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -564,7 +564,8 @@ def run_setting(world: World, scores_of: Callable[[str], np.ndarray], setting: S
         fit = fit_readers(to_logged(world, logging, reps[i - 1]))
         read_a, go_a = reader_tables(fit, world.features, k_max)
         read, go = read_a[rep.article], go_a[rep.article]
-        raw_fit = replace(fit, lo=None, hi=None)     # the reader model as it was before its inputs were clipped
+        # the reader model as it was before this benchmark found it extrapolating (inputs not clipped)
+        raw_fit = fit_readers(to_logged(world, logging, reps[i - 1]), clip=False)
         raw_read_a, raw_go_a = reader_tables(raw_fit, world.features, k_max)
         raw_read, raw_go = raw_read_a[rep.article], raw_go_a[rep.article]
         counts = rng.multinomial(len(rep.article), np.full(len(rep.article), 1.0 / len(rep.article)),
