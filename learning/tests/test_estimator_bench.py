@@ -215,17 +215,25 @@ def test_ratio_estimates_agree_with_estimators_snips() -> None:
 
 
 def test_choose_gate_takes_the_narrowest_estimator_that_covers() -> None:
-    def row(cov: float, gcov: float, width: float) -> dict:
-        return {"coverage": cov, "rmse": width, "gain": {"coverage": gcov, "width": width}}
+    def row(cov: float, gcov: float | None, width: float) -> dict:
+        r = {"coverage": cov, "rmse": width}
+        if gcov is not None:
+            r |= {"gain": {"coverage": gcov, "width": width},
+                  "gate": {"shipped_better": 1, "shipped_worse": 0, "kept_better": 2, "kept_worse": 3}}
+        return r
 
-    summaries = [{"targets": [{"estimators": {"a": row(0.95, 0.95, 0), "b": row(0.95, 0.95, 0), "c": row(1, 1, 0)}},
-                              {"estimators": {"a": row(0.93, 0.94, 2.0), "b": row(0.95, 0.80, 1.0),
-                                              "c": row(0.99, 0.99, 5.0)}}]}]
-    for t in summaries[0]["targets"][:1]:
-        for v in t["estimators"].values():
-            del v["gain"]
-    gate = eb.choose_gate(summaries, ["a", "b", "c"])
-    assert gate["chosen"] == "a" and gate["qualified"] == ["a", "c"]
+    summaries = [{"targets": [
+        {"lambda": 0.0, "estimators": {"a": row(0.95, None, 0), "b": row(0.95, None, 0), "c": row(1, None, 0)}},
+        {"lambda": 0.05, "estimators": {"a": row(0.93, 0.94, 2.0), "b": row(0.95, 0.91, 1.0), "c": row(0.99, 0.99, 5.0)}},
+        {"lambda": 0.5, "estimators": {"a": row(0.93, 0.94, 2.0), "b": row(0.95, 0.80, 1.0), "c": row(0.99, 0.99, 5.0)}},
+    ]}]
+    gate = eb.choose_gate(summaries, ["a", "b", "c"], bands={"all": None, "near": 0.1})
+    assert gate["bands"]["all"]["chosen"] == "a" and gate["bands"]["all"]["qualified"] == ["a", "c"]
+    assert gate["bands"]["near"]["chosen"] == "b" and gate["bands"]["near"]["targets"] == 1
+    assert gate["bands"]["all"]["by_estimator"]["c"]["gate"] == {"shipped_better": 2, "shipped_worse": 0,
+                                                                 "kept_better": 4, "kept_worse": 6}
+    summaries[0]["targets"][0]["estimators"]["a"]["coverage"] = 0.5      # the logging policy's own value counts too
+    assert eb.choose_gate(summaries, ["a", "b", "c"], bands={"all": None})["bands"]["all"]["chosen"] == "c"
 
 
 def test_smoke_run_has_every_estimator(tmp_path: Path) -> None:
@@ -248,7 +256,7 @@ def test_smoke_run_has_every_estimator(tmp_path: Path) -> None:
     assert logging["ips-slate"]["bias"] == pytest.approx(logging["ips-cascade"]["bias"])
     assert logging["ips-cascade"]["bias"] == pytest.approx(logging["snips-cascade"]["bias"])
     assert targets[0]["ess_share"] == pytest.approx(1.0)
-    assert result["gate"]["by_estimator"].keys() == set(names)
+    assert result["gate"]["bands"]["all targets"]["by_estimator"].keys() == set(names)
     for png in ("coverage_smoke.png", "bias_rmse_smoke.png"):
         assert (tmp_path / png).read_bytes()[:4] == b"\x89PNG"
 
