@@ -722,6 +722,8 @@ def report(summaries: list[dict[str, Any]], gate: dict[str, Any], config: BenchC
               "the lower bound of the paired gain is above 0; its confusion summed over the band's targets and "
               "replicates (shipped better / shipped worse / kept better / kept worse).", ""]
     for band, b in gate["bands"].items():
+        if not b["targets"]:
+            continue
         lines += [f"**{band}** ({b['targets']} targets)", "",
                   "| estimator | min coverage (value) | min coverage (gain) | mean gain width (s) | mean RMSE (s) | gate |",
                   "|---|---|---|---|---|---|"]
