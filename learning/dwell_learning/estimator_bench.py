@@ -737,7 +737,14 @@ def report(summaries: list[dict[str, Any]], gate: dict[str, Any], config: BenchC
     return "\n".join(lines)
 
 
+def _signed_distance(t: dict[str, Any]) -> float:
+    """lambda towards a better scorer, minus lambda towards a worse one (anti)."""
+    return -t["lambda"] if t["toward"] == "anti" else t["lambda"]
+
+
 def plot(summaries: list[dict[str, Any]], out: Path) -> list[Path]:
+    """Per setting: coverage of the value and of the paired gain against the distance from the logging policy, one
+    line per estimator; and RMSE and |bias| bars per estimator and target."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -747,29 +754,32 @@ def plot(summaries: list[dict[str, Any]], out: Path) -> list[Path]:
     for s in summaries:
         name = s["setting"]["name"]
         targets = s["targets"]
-        order = np.argsort([-t["ess_share"] for t in targets], kind="stable")
+        order = np.argsort([_signed_distance(t) for t in targets], kind="stable")
         x = np.arange(len(targets))
-        labels = [f"{targets[i]['target']}\nESS {targets[i]['ess_share']:.2f}" for i in order]
+        labels = [f"{_signed_distance(targets[i]):+g}\n{targets[i]['target']}\nESS {targets[i]['ess_share']:.2f}"
+                  for i in order]
         names = list(targets[0]["estimators"])
-        fig, axes = plt.subplots(1, 2, figsize=(14, 5.5), sharey=True)
+        colours = plt.get_cmap("tab20")
+        markers = "os^vD<>"
+        fig, axes = plt.subplots(1, 2, figsize=(16, 6), sharey=True)
         for ax, key, title in ((axes[0], None, "value"), (axes[1], "gain", "paired gain over logging")):
             for j, e in enumerate(names):
                 ys = [(targets[i]["estimators"][e] if key is None else targets[i]["estimators"][e].get(key, {})).get(
                     "coverage", np.nan) for i in order]
-                ax.plot(x, ys, marker="o", ls="-" if j < 10 else "--", label=e, color=f"C{j % 10}")
+                ax.plot(x, ys, marker=markers[j % len(markers)], ms=4, lw=1.2, label=e, color=colours(j % 20))
             ax.axhline(0.95, color="k", lw=1)
             ax.axhline(0.90, color="k", lw=1, ls=":")
             ax.set_xticks(x, labels, fontsize=7)
-            ax.set_title(f"{name}: 95% interval coverage of the {title}")
-            ax.set_xlabel("target, by distance from the logging policy (cascade ESS share falls)")
-        axes[0].set_ylabel("coverage")
-        axes[1].legend(fontsize=7, ncol=2, loc="lower left")
+            ax.set_title(f"{name}: 95% interval coverage of the {title}", fontsize=10)
+            ax.set_xlabel("target: lambda towards the ceiling (+) or its reverse (-); cascade ESS share")
+        axes[0].set_ylabel("coverage over replicates")
+        axes[1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
         fig.tight_layout()
         p = out / f"coverage_{name}.png"
         fig.savefig(p, dpi=100)
         plt.close(fig)
         paths.append(p)
-        fig, axes = plt.subplots(len(targets), 1, figsize=(12, 2.4 * len(targets)), sharex=True)
+        fig, axes = plt.subplots(len(targets), 1, figsize=(12, 2.2 * len(targets)), sharex=True)
         for ax, i in zip(np.atleast_1d(axes), order):
             t = targets[i]
             rm = np.array([t["estimators"][e]["rmse"] for e in names])
@@ -789,6 +799,24 @@ def plot(summaries: list[dict[str, Any]], out: Path) -> list[Path]:
         plt.close(fig)
         paths.append(p)
     return paths
+
+
+def rewrite(out: Path) -> str:
+    """The table, the gate's choice and the plots again from out/estimators.json (no simulation)."""
+    data = json.loads((out / "estimators.json").read_text())
+    cfg = {k: v for k, v in data["config"].items() if k in BenchConfig.__dataclass_fields__ and k != "settings"}
+    for k in ("clips", "taus"):
+        cfg[k] = tuple(cfg[k])
+    config = BenchConfig(**cfg)
+    summaries = data["settings"]
+    names = list(summaries[0]["targets"][0]["estimators"])
+    gate = choose_gate(summaries, names)
+    text = report(summaries, gate, config, data["seconds"])
+    (out / "estimators.md").write_text(text)
+    data["gate"] = gate
+    (out / "estimators.json").write_text(json.dumps(data, indent=1, default=str) + "\n")
+    plot(summaries, out)
+    return text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -854,7 +882,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--smoke", action="store_true", help="tiny corpus, few replicates (under a minute)")
     parser.add_argument("--replicates", type=int, help="override the replicates per setting")
     parser.add_argument("--settings", help="comma-separated names of the settings to run (default: all)")
+    parser.add_argument("--rewrite", action="store_true",
+                        help="only rewrite the table, the gate's choice and the plots from --out/estimators.json")
     args = parser.parse_args(argv)
+    if args.rewrite:
+        print(rewrite(args.out))
+        return 0
     config = smoke_config(args.seed) if args.smoke else full_config(args.seed)
     if args.replicates:
         config.replicates = args.replicates
