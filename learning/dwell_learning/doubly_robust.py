@@ -17,6 +17,13 @@ The reader model (ReaderFit) is fitted on logs the estimate is not computed on (
 - read seconds given examination: log-seconds regression on the nine features, their squares
   and products (standardised) and the position;
 - going on after a read: logistic regression on the same inputs.
+The standardised inputs are clipped to their 0.5-99.5% range in the fitting logs (in the fit and
+in every prediction): the squares and
+products extrapolate explosively, and a rare input far out (a comment with reports: 0.1-0.4% of the
+read comments, 20-45 standard deviations out) got read times of 10^3-10^6 s, which sent Cascade-DR's
+estimate of the logging policy itself from 63 s to 279 s on one replicate of the estimator benchmark
+(estimator_bench.py). Clipped, the largest modelled read is 25-28 s. Any Q keeps Cascade-DR unbiased;
+clipping only keeps Q from being absurd.
 Q continues the prefix with the target's greedy order of the remaining candidates (the target
 is greedy with probability 1 - rate).
 """
@@ -67,9 +74,15 @@ class ReaderFit:
     read_var: float
     go_coef: np.ndarray
     p_open: float
+    lo: np.ndarray | None = None       # the standardised inputs are clipped to [lo, hi] (None: not clipped):
+    #                                    their 0.5% and 99.5% quantiles in the fitting logs
+    hi: np.ndarray | None = None
 
     def _a(self, x: np.ndarray, k: np.ndarray) -> np.ndarray:
-        return _design((x - self.mean) / self.scale, k)
+        z = (x - self.mean) / self.scale
+        if self.lo is not None and self.hi is not None:
+            z = np.clip(z, self.lo, self.hi)
+        return _design(z, k)
 
     def read_seconds(self, x: np.ndarray, k: np.ndarray) -> np.ndarray:
         """E[seconds | examined at position k] for feature rows x."""
@@ -80,7 +93,8 @@ class ReaderFit:
         return 1.0 / (1.0 + np.exp(-np.clip(self._a(x, k) @ self.go_coef, -30, 30)))
 
 
-def fit_readers(logged: Logged, lam: float = 1.0) -> ReaderFit:
+def fit_readers(logged: Logged, lam: float = 1.0, clip: bool = True) -> ReaderFit:
+    """The reader model on the read comments of `logged`; clip=False leaves the inputs unclipped (as before)."""
     xs, ks, seconds, go_x, go_k, go_y = [], [], [], [], [], []
     for i, order in enumerate(logged.order):
         r = logged.rewards[i]
@@ -96,14 +110,16 @@ def fit_readers(logged: Logged, lam: float = 1.0) -> ReaderFit:
                 go_y.append(float(r[k + 1] > 0))
     x = np.asarray(xs)
     mean, scale = x.mean(axis=0), np.maximum(x.std(axis=0), 1e-6)
-    a = _design((x - mean) / scale, np.asarray(ks, dtype=np.float64))
+    z = (x - mean) / scale
+    lo, hi = np.percentile(z, [0.5, 99.5], axis=0) if clip else (z.min(axis=0), z.max(axis=0))
+    a = _design(np.clip(z, lo, hi), np.asarray(ks, dtype=np.float64))
     y = np.log(np.asarray(seconds))
     read_coef = _ridge(a, y, lam)
     read_var = float(np.var(y - a @ read_coef))
-    ag = _design((np.asarray(go_x) - mean) / scale, np.asarray(go_k, dtype=np.float64))
+    ag = _design(np.clip((np.asarray(go_x) - mean) / scale, lo, hi), np.asarray(go_k, dtype=np.float64))
     go_coef = _logistic(ag, np.asarray(go_y), lam)
     p_open = float(np.mean(logged.rewards[:, 0] > 0))
-    return ReaderFit(mean, scale, read_coef, read_var, go_coef, p_open)
+    return ReaderFit(mean, scale, read_coef, read_var, go_coef, p_open, *((lo, hi) if clip else (None, None)))
 
 
 def _tail_value(read: np.ndarray, go: np.ndarray, items: list[int], first: int) -> float:

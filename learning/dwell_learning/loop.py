@@ -58,7 +58,8 @@ class LoopConfig:
     objective: str = "cascade"
     window: int = 4                  # iterations of logs to train on
     epochs: int = 40
-    gate: str = "dr"                 # the estimator of the ship gate: dr (Cascade-DR), cascade or position
+    gate: str = "dr"                 # the estimator of the ship gate: dr (Cascade-DR), cascade or position; kept at
+    #                                  dr by the estimator benchmark (README, "Estimator benchmark")
     evaluate_on: str = "learned"     # the logs of the estimates: learned (the live model's) or both
     seed: int = 1
     export_every_ship: bool = True

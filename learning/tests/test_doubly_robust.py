@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from dwell_learning.doubly_robust import ReaderFit, dr_difference, dr_estimate, fit_readers
 from dwell_learning.estimators import Logged, estimate
@@ -108,3 +109,20 @@ def test_paired_dr_gain_finds_the_better_policy() -> None:
     assert lo > 0 and lo <= gain <= hi
     same, (lo2, hi2) = dr_difference(logged, target, target, RATE, T, fitted)
     assert same == 0.0 and lo2 == hi2 == 0.0
+
+
+def test_reader_model_does_not_extrapolate_beyond_the_logs_it_was_fitted_on() -> None:
+    logged, _ = _world(600, 8)
+    fit = fit_readers(logged)
+    x = np.random.default_rng(9).random((5, 9))
+    k = np.zeros(5)
+    far = x.copy()
+    far[:, 1] = 40.0                         # the features of the logs are in [0, 1)
+    assert fit.lo is not None and fit.hi is not None
+    # beyond the range of the read comments' features it was fitted on, the model answers as at the edge
+    edge = x.copy()
+    edge[:, 1] = fit.hi[1] * fit.scale[1] + fit.mean[1]
+    assert fit.read_seconds(far, k) == pytest.approx(fit.read_seconds(edge, k))
+    assert fit.go_on(far, k) == pytest.approx(fit.go_on(edge, k))
+    raw = ReaderFit(fit.mean, fit.scale, fit.read_coef, fit.read_var, fit.go_coef, fit.p_open)
+    assert not np.allclose(raw.read_seconds(far, k), fit.read_seconds(far, k))
