@@ -261,20 +261,10 @@ def test_smoke_run_has_every_estimator(tmp_path: Path) -> None:
         assert (tmp_path / png).read_bytes()[:4] == b"\x89PNG"
 
 
-def _obp_available() -> bool:
-    try:
-        from dwell_learning.obp_crosscheck import import_obp
-
-        import_obp()
-        return True
-    except ImportError:
-        return False
-
-
-@pytest.mark.skipif(not _obp_available(), reason="obp is not installed (requirements/crosscheck.txt says how)")
 def test_obp_agrees() -> None:
     """Open Bandit Pipeline's slate IPS/SNIPS (standard, independent, reward interaction) and Cascade-DR on its own
-    synthetic slate data, against ours on the same data mapped into Logged: the same formulas, so to rounding."""
+    synthetic slate data, against ours on the same data mapped into Logged: the same formulas, so to rounding.
+    ./dwell test installs obp (requirements/test.txt, test-nodeps.txt); without it this fails, it does not skip."""
     from dwell_learning.obp_crosscheck import crosscheck
 
     rows = crosscheck(n_rounds=200, seed=7)
