@@ -75,6 +75,9 @@ public final class RankProfile {
     public Map<String, TensorType> queryTypes() { return queryTypes; }
     public Optional<String> property(String name) { return Optional.ofNullable(properties.get(name)); }
 
+    /** The names of the profile's other rank properties (those not read into phases, functions, features and inputs). */
+    public java.util.Set<String> propertyNames() { return java.util.Collections.unmodifiableSet(properties.keySet()); }
+
     /** How many of the best first-phase hits get a second-phase score. */
     public int rerankCount() {
         return property("vespa.hitcollector.heapsize").map(Integer::parseInt).orElse(DEFAULT_RERANK_COUNT);
