@@ -146,7 +146,7 @@ public final class MultiValueAttribute extends Attribute {
 
     /** The weight of the first of the document's elements, in its order, that the predicate accepts (1 in an array); 0 when none does. */
     public int firstWeight(int lid, Predicate<Object> accepts) {
-        if (lid >= values.length || values[lid] == null) return 0;
+        if (lid < 0 || lid >= values.length || values[lid] == null) return 0;
         Object[] items = values[lid];
         for (int i = 0; i < items.length; i++)
             if (accepts.test(items[i])) return weights[lid] != null ? weights[lid][i] : 1;

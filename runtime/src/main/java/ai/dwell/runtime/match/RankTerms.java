@@ -2,6 +2,7 @@ package ai.dwell.runtime.match;
 
 import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.index.ImportedAttribute;
 import ai.dwell.runtime.index.MultiValueAttribute;
 import ai.dwell.runtime.index.NumericAttribute;
 import ai.dwell.runtime.index.PostingList;
@@ -249,13 +250,16 @@ final class RankTerms {
                                             java.util.function.Function<MultiValueAttribute, Predicate<Object>> elements) {
         BitSet matched = new BitSet();
         if ( ! match.test(matched)) return NEVER;
-        Predicate<Object> accepts = attribute instanceof MultiValueAttribute multi && multi.collection() == MultiValueAttribute.Collection.WEIGHTED_SET
+        ImportedAttribute imported = attribute instanceof ImportedAttribute i ? i : null;
+        Attribute values = imported != null ? imported.target() : attribute;
+        Predicate<Object> accepts = values instanceof MultiValueAttribute multi && multi.collection() == MultiValueAttribute.Collection.WEIGHTED_SET
                                     && elements != null ? elements.apply(multi) : null;
-        MultiValueAttribute weighted = accepts == null ? null : (MultiValueAttribute) attribute;
+        MultiValueAttribute weighted = accepts == null ? null : (MultiValueAttribute) values;
         return (lid, data) -> {
             if ( ! matched.get(lid)) return false;
             data.reset();
-            data.add(0, 0, TermFieldMatchData.UNKNOWN_LENGTH, weighted == null ? 1 : weighted.firstWeight(lid, accepts));
+            int weight = weighted == null ? 1 : weighted.firstWeight(imported != null ? imported.targetLid(lid) : lid, accepts);
+            data.add(0, 0, TermFieldMatchData.UNKNOWN_LENGTH, weight);
             return true;
         };
     }

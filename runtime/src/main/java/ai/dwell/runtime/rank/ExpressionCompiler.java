@@ -371,7 +371,7 @@ final class ExpressionCompiler {
 
     /** The profile's native rank settings over this index (checked when first needed). */
     private NativeRankSetup nativeSetup() {
-        if (nativeSetup == null) nativeSetup = new NativeRankSetup(profile, index);
+        if (nativeSetup == null) nativeSetup = profile.nativeRankSetup(index);
         return nativeSetup;
     }
 

@@ -4,6 +4,7 @@ import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.index.ImportedAttribute;
 import ai.dwell.runtime.index.ReferenceAttribute;
+import ai.dwell.runtime.index.SchemaConfigs;
 import ai.dwell.runtime.index.TensorAttribute;
 import com.yahoo.vespa.config.search.IndexschemaConfig;
 
@@ -69,7 +70,10 @@ final class NativeRankSetup {
     record AttributeParam(FunctionTable weights, long fieldWeight, double maxTableSum) {}
 
     private final RankProfile profile;
-    private final DocumentIndex index;
+    private final String documentType;
+    private final SchemaConfigs schema; // what this was made for, with these attributes (imported ones too)
+    private final Set<String> attributes;
+    private final Set<String> primitiveAttributes; // those that are neither tensors nor references
     private final List<String> indexFields = new ArrayList<>(); // in proton's field id order
     private final List<String> attributeFields = new ArrayList<>();
     private final Map<String, FieldMatchParam> fieldMatch = new HashMap<>();
@@ -82,7 +86,15 @@ final class NativeRankSetup {
 
     NativeRankSetup(RankProfile profile, DocumentIndex index) {
         this.profile = profile;
-        this.index = index;
+        this.documentType = index.name();
+        this.schema = index.schema();
+        this.attributes = Set.copyOf(index.attributes().keySet());
+        Set<String> primitive = new java.util.HashSet<>();
+        index.attributes().forEach((name, attribute) -> {
+            Attribute target = attribute instanceof ImportedAttribute imported ? imported.target() : attribute;
+            if ( ! (target instanceof TensorAttribute) && ! (target instanceof ReferenceAttribute)) primitive.add(name);
+        });
+        this.primitiveAttributes = Set.copyOf(primitive);
         for (IndexschemaConfig.Indexfield field : index.schema().indexSchema().indexfield()) indexFields.add(field.name());
         for (String attribute : index.attributes().keySet())
             if (index.index(attribute).isEmpty()) attributeFields.add(attribute); // an index field with an attribute is an index field to proton
@@ -235,7 +247,7 @@ final class NativeRankSetup {
         if (feature.arguments().isEmpty()) return ofKind;
         List<String> fields = new ArrayList<>();
         for (String argument : feature.arguments()) {
-            if ( ! isField(argument)) throw unsupported("feature '" + feature + "': '" + argument + "' is not a field of '" + index.name() + "'");
+            if ( ! isField(argument)) throw unsupported("feature '" + feature + "': '" + argument + "' is not a field of '" + documentType + "'");
             if (ofKind.contains(argument)) fields.add(argument);
         }
         return fields;
@@ -243,16 +255,18 @@ final class NativeRankSetup {
 
     /** The arguments of nativeAttributeMatch: attributes that are neither tensors nor references, as proton requires of them. */
     void checkAttributeArguments(FeatureName feature) {
-        for (String argument : feature.arguments()) {
-            Optional<Attribute> attribute = index.attribute(argument);
-            Attribute target = attribute.orElse(null) instanceof ImportedAttribute imported ? imported.target() : attribute.orElse(null);
-            if (target == null || target instanceof TensorAttribute || target instanceof ReferenceAttribute)
-                throw unsupported("feature '" + feature + "': '" + argument + "' is not an attribute of a primitive type in '" + index.name() + "'");
-        }
+        for (String argument : feature.arguments())
+            if ( ! primitiveAttributes.contains(argument))
+                throw unsupported("feature '" + feature + "': '" + argument + "' is not an attribute of a primitive type in '" + documentType + "'");
     }
 
     private boolean isField(String name) {
-        return index.index(name).isPresent() || index.attribute(name).isPresent();
+        return indexFields.contains(name) || attributes.contains(name);
+    }
+
+    /** Whether this was made for an index of this schema, with these attributes. */
+    boolean isFor(DocumentIndex other) {
+        return other.schema() == schema && other.attributes().keySet().equals(attributes);
     }
 
     List<String> indexFields() { return indexFields; }
