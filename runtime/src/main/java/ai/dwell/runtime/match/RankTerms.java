@@ -110,10 +110,25 @@ final class RankTerms {
             Optional<Attribute> attribute = index.attribute(field);
             if (attribute.isEmpty()) continue;
             matching += attribute.get().termPostings(term.word()).map(RankTerms::size).orElse(documents);
-            fields.add(new RankTerm.Field(field, true, () -> attributeTerm(attribute.get(), result -> attribute.get().matchTerm(term.word(), index.searched(), result),
+            fields.add(new RankTerm.Field(field, true, () -> attributeTerm(attribute.get(), result -> matchTerm(attribute.get(), term.word(), result),
                                                                            multi -> multi.termMatcher(term.word()))));
         }
-        add(term.uniqueId(), term.weight(), 1, fields, matching);
+        add(term.uniqueId(), term.weight(), 1, term.usePositionData() ? fields : withoutPositions(fields), matching);
+    }
+
+    /**
+     * The fields of a term the request says not to use position data for: proton then searches it as a filter, whose
+     * matches have no occurrences (and so weight 1 in an attribute).
+     */
+    private static List<RankTerm.Field> withoutPositions(List<RankTerm.Field> fields) {
+        return fields.stream().map(field -> new RankTerm.Field(field.name(), field.attribute(), () -> {
+            RankTerm.Unpacker unpacker = field.unpacker().get();
+            return (lid, data) -> {
+                if ( ! unpacker.unpack(lid, data)) return false;
+                data.reset();
+                return true;
+            };
+        })).toList();
     }
 
     private void phrase(QueryItem.Phrase phrase) {
@@ -132,7 +147,7 @@ final class RankTerms {
             matching += postings.length == 0 ? 0 : least;
             fields.add(new RankTerm.Field(field, false, () -> possible ? (lid, data) -> phraseOccurrences(text.get(), postings, lid, data) : NEVER));
         }
-        add(phrase.uniqueId(), phrase.weight(), Math.max(1, phrase.words().size()), fields, matching);
+        add(phrase.uniqueId(), phrase.weight(), Math.max(1, phrase.words().size()), phrase.usePositionData() ? fields : withoutPositions(fields), matching);
     }
 
     private void range(QueryItem.Range range) {
@@ -215,7 +230,7 @@ final class RankTerms {
                 BitSet holding = new BitSet(), scratch = new BitSet();
                 for (String token : dotProduct.tokens()) {
                     scratch.clear();
-                    if (attribute.get().matchTerm(token, index.searched(), scratch)) holding.or(scratch);
+                    if (matchTerm(attribute.get(), token, scratch)) holding.or(scratch);
                 }
                 return matched(holding);
             }));
@@ -271,7 +286,7 @@ final class RankTerms {
         int[] count = new int[index.lidLimit()];
         for (int token = 0; token < in.words().size(); token++) {
             scratch.clear();
-            if ( ! attribute.matchTerm(in.words().get(token), index.searched(), scratch)) continue;
+            if ( ! matchTerm(attribute, in.words().get(token), scratch)) continue;
             int weight = in.tokenWeight(token);
             for (int lid = scratch.nextSetBit(0); lid >= 0 && lid < heaviest.length; lid = scratch.nextSetBit(lid + 1)) {
                 heaviest[lid] = matched.get(lid) ? Math.max(heaviest[lid], weight) : weight;
@@ -367,6 +382,14 @@ final class RankTerms {
             }
         }
         return any;
+    }
+
+    /** Adds the searched documents an attribute term matches to result, from its posting lists where it has them; false if the term can not be matched. */
+    private boolean matchTerm(Attribute attribute, String word, BitSet result) {
+        Optional<List<PostingList>> postings = attribute.termPostings(word);
+        if (postings.isEmpty()) return attribute.matchTerm(word, index.searched(), result);
+        for (PostingList list : postings.get()) list.orInto(result, index.searched());
+        return true;
     }
 
     private static long size(List<PostingList> lists) {

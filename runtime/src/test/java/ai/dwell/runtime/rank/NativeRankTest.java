@@ -370,6 +370,7 @@ public class NativeRankTest {
         }
         if (random.nextInt(3) == 0) item.setWeight(List.of(0, 1, 50, 150, 300).get(random.nextInt(5)));
         if (random.nextInt(12) == 0) item.setRanked(false);
+        if (random.nextInt(10) == 0 && ! (item instanceof IntItem)) item.setPositionData(false); // matched as a filter: no occurrences
         if (random.nextInt(8) == 0) ((TaggableItem) item).setSignificance(random.nextDouble());
         if (random.nextInt(8) == 0) ((TaggableItem) item).setDocumentFrequency(new DocumentFrequency(random.nextInt(500), 500 + random.nextInt(500)));
         return item;
@@ -575,7 +576,7 @@ public class NativeRankTest {
         static final List<String> ATTRIBUTES = List.of("tags", "labels", "year");
 
         /** A ranked term of the query: its id, weight, words (two for a phrase) or year range, and its fields. */
-        record Term(int id, int weight, List<String> words, int low, int high, List<String> fields, QueryProperties properties) {
+        record Term(int id, int weight, List<String> words, int low, int high, List<String> fields, boolean positions, QueryProperties properties) {
             boolean isRange() { return words.isEmpty(); }
         }
 
@@ -609,16 +610,16 @@ public class NativeRankTest {
             int id = ((TaggableItem) item).getUniqueID();
             if (item instanceof IntItem range) {
                 terms.add(new Term(id, item.getWeight(), List.of(), range.getFromLimit().number().intValue(), range.getToLimit().number().intValue(),
-                                   List.of("year"), properties));
+                                   List.of("year"), true, properties));
             }
             else if (item instanceof PhraseItem phrase) {
                 List<String> words = new ArrayList<>();
                 for (int i = 0; i < phrase.getItemCount(); i++) words.add(((WordItem) phrase.getItem(i)).getWord());
-                terms.add(new Term(id, item.getWeight(), words, 0, 0, fields(phrase.getIndexName()), properties));
+                terms.add(new Term(id, item.getWeight(), words, 0, 0, fields(phrase.getIndexName()), item.usePositionData(), properties));
             }
             else {
                 WordItem word = (WordItem) item;
-                terms.add(new Term(id, item.getWeight(), List.of(word.getWord()), 0, 0, fields(word.getIndexName()), properties));
+                terms.add(new Term(id, item.getWeight(), List.of(word.getWord()), 0, 0, fields(word.getIndexName()), item.usePositionData(), properties));
             }
         }
 
@@ -626,7 +627,10 @@ public class NativeRankTest {
 
         static boolean isAttribute(String field) { return ATTRIBUTES.contains(field); }
 
-        /** Where a term occurs in an index field of a document, or null where it does not. */
+        /**
+         * Where a term occurs in an index field of a document, or null where it does not: none (an empty list) for a term
+         * without position data, which matches without its occurrences.
+         */
         static List<Occurrence> occurrences(Term term, String field, Doc doc) {
             List<Occurrence> found = new ArrayList<>();
             List<List<String>> elements = doc.elements(field);
@@ -635,7 +639,7 @@ public class NativeRankTest {
                 for (int p = 0; p + term.words().size() <= words.size(); p++)
                     if (words.subList(p, p + term.words().size()).equals(term.words())) found.add(new Occurrence(e, p, words.size()));
             }
-            return found.isEmpty() ? null : found;
+            return found.isEmpty() ? null : term.positions() ? found : List.of();
         }
 
         /** The weight a term matches an attribute with, or null where it does not match. */
@@ -643,7 +647,7 @@ public class NativeRankTest {
             return switch (field) {
                 case "year" -> term.isRange() && term.low() <= doc.year() && doc.year() <= term.high() ? 1 : null;
                 case "labels" -> doc.labels().contains(term.words().get(0)) ? 1 : null;
-                case "tags" -> doc.tags().get(term.words().get(0));
+                case "tags" -> doc.tags().containsKey(term.words().get(0)) && ! term.positions() ? Integer.valueOf(1) : doc.tags().get(term.words().get(0));
                 default -> throw new IllegalArgumentException(field);
             };
         }
@@ -685,7 +689,7 @@ public class NativeRankTest {
                     any = true;
                     fieldWeights += settings.fieldWeight.get(field);
                     List<Occurrence> occurrences = occurrences(term, field, doc);
-                    if (occurrences == null) continue;
+                    if (occurrences == null || occurrences.isEmpty()) continue;
                     long length = settings.averageLength.containsKey(field) ? settings.averageLength.get(field)
                                                                             : occurrences.stream().mapToInt(Occurrence::length).max().getAsInt();
                     Table first = settings.firstOccurrence.get(field), count = settings.occurrenceCount.get(field);

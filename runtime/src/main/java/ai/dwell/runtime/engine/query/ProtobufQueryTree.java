@@ -95,7 +95,8 @@ public final class ProtobufQueryTree {
     }
 
     private static QueryItem term(SearchProtocol.TermItemProperties properties, String word, QueryItem.TermType type) {
-        return new QueryItem.Term(properties.getIndex(), word, type, weight(properties), ! properties.getDoNotRank(), properties.getUniqueId());
+        return new QueryItem.Term(properties.getIndex(), word, type, weight(properties), ! properties.getDoNotRank(), properties.getUniqueId(),
+                                  ! properties.getDoNotUsePositionData());
     }
 
     private static QueryItem in(SearchProtocol.TermItemProperties properties, List<String> tokens, List<Integer> weights) {
@@ -152,7 +153,7 @@ public final class ProtobufQueryTree {
             words.add(child.getItemWordTerm().getWord());
         }
         return new QueryItem.Phrase(phrase.getProperties().getIndex(), words, weight(phrase.getProperties()), ! phrase.getProperties().getDoNotRank(),
-                                    phrase.getProperties().getUniqueId());
+                                    phrase.getProperties().getUniqueId(), ! phrase.getProperties().getDoNotUsePositionData());
     }
 
     private static QueryItem nearestNeighbor(SearchProtocol.ItemNearestNeighbor item) {

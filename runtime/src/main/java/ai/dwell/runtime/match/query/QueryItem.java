@@ -51,9 +51,14 @@ public sealed interface QueryItem {
      * A term searched in an index or fieldset ("" for the default): a word, an exact string, or a number
      * (as text; numeric terms may be ranges "[a;b]", "&lt;a", "&gt;a"). Ranked unless the request says not to.
      * The unique id is the item's in the request (0 when the container assigned none), which rank properties such as
-     * vespa.term.&lt;id&gt;.significance refer to.
+     * vespa.term.&lt;id&gt;.significance refer to; usePositionData false (the term annotation) makes rank features see
+     * its matches without their positions, as proton then reads the term as a filter.
      */
-    record Term(String index, String word, TermType type, int weight, boolean ranked, int uniqueId) implements QueryItem {
+    record Term(String index, String word, TermType type, int weight, boolean ranked, int uniqueId, boolean usePositionData) implements QueryItem {
+
+        public Term(String index, String word, TermType type, int weight, boolean ranked, int uniqueId) {
+            this(index, word, type, weight, ranked, uniqueId, true);
+        }
 
         public Term(String index, String word, TermType type, int weight, boolean ranked) {
             this(index, word, type, weight, ranked, 0);
@@ -121,9 +126,11 @@ public sealed interface QueryItem {
     }
 
     /** The words (not lowercased) in consecutive positions of an indexed field. */
-    record Phrase(String index, List<String> words, int weight, boolean ranked, int uniqueId) implements QueryItem {
+    record Phrase(String index, List<String> words, int weight, boolean ranked, int uniqueId, boolean usePositionData) implements QueryItem {
 
         public Phrase { words = List.copyOf(words); }
+
+        public Phrase(String index, List<String> words, int weight, boolean ranked, int uniqueId) { this(index, words, weight, ranked, uniqueId, true); }
 
         public Phrase(String index, List<String> words, int weight, boolean ranked) { this(index, words, weight, ranked, 0); }
 
