@@ -1,11 +1,13 @@
 """A package that is not dwell's (tests/apps/music: one container, one content node, no hosts.xml)
 deploys, takes its feed, passes its own system test in Vespa's format, and takes every update
-operation on arrays, weighted sets, maps and tensors. On one host it gets the runtime's protections
+operation on arrays, weighted sets, maps and tensors. A text query on its default profile ranks by
+nativeRank as numpy computes it from searchlib's formulas. On one host it gets the runtime's protections
 as dwell's package does: a 400 for documents Vespa's reader fails on, and the token for writes."""
 from __future__ import annotations
 
 import urllib.parse
 
+import numpy as np
 import pytest
 from dwell_client import CONTAINER, ROOT, Runtime, http, search, vespa
 
@@ -49,6 +51,70 @@ def test_the_feed_is_searchable_with_summaries_of_every_field_type(runtime: Runt
     assert first["genres"] == {"jazz": 100, "spiritual": 70}, first["genres"]
     assert first["plays"] == {"Resolution": 80}, first["plays"]
     assert first["embedding"]["values"] == pytest.approx([0.7, 0.3, 0.1, 0.0])
+
+
+def native_rank(terms: list[tuple[str, int]], title: list[str], frequency: dict[str, int], documents: int) -> float:
+    """nativeRank of the default profile for these (word, weight) terms searched in the title (the fieldset default,
+    one index field of weight 100), by the formulas of Vespa's nativeRank reference: each term's significance from
+    its document frequency on the content node; nativeFieldMatch from the first occurrence and occurrence count
+    tables, nativeProximity from the forward and reverse proximity tables of each pair of terms at most 3 apart in
+    the query (connectedness 0.1 / their distance), both over their largest table sums; no attribute terms."""
+    x = np.arange(256)
+    first, count = 8000 * np.exp(-x / 12.5), 1500 * np.log(1 + x / 19) + 4000
+    forward, backward = 500 * np.exp(-x / 3), 400 * np.exp(-x / 3)
+
+    def significance(word: str) -> float:
+        in_million = min(max(1.0, frequency[word] * 1e6 / documents), 1e6)
+        return 0.5 + 0.5 * (np.log(1e6) - np.log(in_million)) / np.log(1e6)
+
+    def table(values: np.ndarray, index: int) -> float:
+        return float(values[min(index, len(values) - 1)])
+
+    length = len(title)
+    field_match, divisor = 0.0, 0.0
+    for word, weight in terms:
+        term_weight = significance(word) * weight
+        divisor += term_weight * 100
+        positions = [p for p, w in enumerate(title) if w == word]
+        if positions:
+            value = 0.5 * table(first, positions[0] * 255 // (max(6, length) - 1)) + 0.5 * table(count, len(positions) * 255 // max(6, length))
+            field_match += term_weight * value * 100 / (0.5 * first.max() + 0.5 * count.max())
+    field_match /= divisor
+
+    def distance(a: str, b: str) -> int:
+        gaps = [q - p for p, w in enumerate(title) if w == a for q, v in enumerate(title) if v == b and q > p]
+        return min(gaps) if gaps else 1_000_000
+
+    proximity, pair_weights = 0.0, 0.0
+    for i in range(len(terms)):
+        for j in range(i + 1, min(i + 4, len(terms))):
+            (a, wa), (b, wb) = terms[i], terms[j]
+            pair_weight = (significance(a) * wa + significance(b) * wb) * 0.1 / (j - i)
+            proximity += pair_weight * (0.5 * table(forward, max(0, distance(a, b) - 1)) + 0.5 * table(backward, max(0, distance(b, a) - 1))) / 450
+            pair_weights += pair_weight
+    proximity = proximity / pair_weights if pair_weights else 0.0
+    return (100 * field_match + 25 * proximity + 100 * 0) / 225
+
+
+def test_a_text_query_on_the_default_profile_ranks_by_native_rank(runtime: Runtime) -> None:
+    everything = search(yql="select * from album where true", hits=400)["root"]
+    documents = everything["fields"]["totalCount"]
+    titles = {h["id"]: h["fields"].get("title", "").lower().split() for h in everything["children"]}
+    frequency = {word: sum(word in title for title in titles.values()) for word in ("blue", "train")}
+    assert frequency["blue"] >= 2 and frequency["train"] >= 1 and documents > frequency["blue"]
+    for yql, terms in (('title contains "blue"', [("blue", 100)]),
+                       ('title contains "blue" or title contains ({weight: 200}"train")', [("blue", 100), ("train", 200)]),
+                       ('title contains ({weight: 30}"train") or default contains "blue"', [("train", 30), ("blue", 100)])):
+        hits = search(yql=f"select * from album where {yql}", hits=400)["root"]["children"]
+        matching = {i for i, title in titles.items() if any(word in title for word, _ in terms)}
+        assert {h["id"] for h in hits} == matching, yql
+        for hit in hits:
+            assert hit["relevance"] == pytest.approx(native_rank(terms, titles[hit["id"]], frequency, documents), rel=1e-9, abs=1e-12), (yql, hit)
+    # an attribute term: nativeAttributeMatch = the weight table linear(1,0) at the match's weight 1, over its largest, 255
+    hits = search(yql='select * from album where artist contains "John Coltrane"')["root"]["children"]
+    assert len(hits) >= 2
+    for hit in hits:
+        assert hit["relevance"] == pytest.approx(100 * (1 / 255) / 225, rel=1e-12), hit
 
 
 def test_array_weighted_set_and_map_updates(runtime: Runtime) -> None:

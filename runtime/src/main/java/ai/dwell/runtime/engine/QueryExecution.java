@@ -118,7 +118,7 @@ final class QueryExecution implements AutoCloseable {
         Optional<MatchPhaseLimiter> limiter = MatchPhaseSettings.limiter(profile, query.properties(), index);
         if (limiter.isPresent() && limiter.get().limits(match.hitCount(), index.lidLimit())) {
             MatchPhaseLimiter.Limited limited = limiter.get().limit(match.hits(), index.lidLimit(), query.root());
-            match = new MatchResult(limited.hits(), match.terms(), match.nearestNeighbors());
+            match = new MatchResult(limited.hits(), match.terms(), match.nearestNeighbors(), match.rankTerms());
             if (limited.degraded()) {
                 degraded = true;
                 covered -= index.searchedCount() - coveredDocuments(index, limited.coveredDocIdSpace());

@@ -82,7 +82,8 @@ public final class DocumentIndex {
         for (IndexschemaConfig.Indexfield field : schema.indexSchema().indexfield()) {
             if (field.datatype() != IndexschemaConfig.Indexfield.Datatype.STRING)
                 throw new IllegalArgumentException("Index field '" + field.name() + "' of '" + type.getName() + "': only string index fields are supported");
-            indexes.put(field.name(), new TextIndex(field.name(), field.collectiontype() == IndexschemaConfig.Indexfield.Collectiontype.WEIGHTEDSET));
+            indexes.put(field.name(), new TextIndex(field.name(), field.collectiontype() == IndexschemaConfig.Indexfield.Collectiontype.WEIGHTEDSET,
+                                                    field.collectiontype() != IndexschemaConfig.Indexfield.Collectiontype.SINGLE));
         }
         for (IndexschemaConfig.Fieldset fieldset : schema.indexSchema().fieldset())
             fieldsets.put(fieldset.name(), fieldset.field().stream().map(IndexschemaConfig.Fieldset.Field::name).toList());

@@ -131,6 +131,28 @@ public final class MultiValueAttribute extends Attribute {
         return sum;
     }
 
+    /**
+     * The elements a term matches, as {@link #matchTerm} matches them: strings as this attribute's match mode compares
+     * them, numbers equal to a numeric term or within a range term ([a;b], &lt;a, &gt;a). Made once per query: testing an
+     * element allocates nothing.
+     */
+    public Predicate<Object> termMatcher(String term) {
+        if (elements == Elements.STRING) return key(term);
+        Optional<NumericRange> range = numericTerm(term);
+        if (range.isEmpty()) return item -> false;
+        NumericRange numbers = range.get();
+        return item -> numbers.contains(((Number) item).doubleValue());
+    }
+
+    /** The weight of the first of the document's elements, in its order, that the predicate accepts (1 in an array); 0 when none does. */
+    public int firstWeight(int lid, Predicate<Object> accepts) {
+        if (lid < 0 || lid >= values.length || values[lid] == null) return 0;
+        Object[] items = values[lid];
+        for (int i = 0; i < items.length; i++)
+            if (accepts.test(items[i])) return weights[lid] != null ? weights[lid][i] : 1;
+        return 0;
+    }
+
     /** The weight of the document's i-th element: its weight in a weighted set, 1 in an array. */
     public int weightAt(int lid, int i) { return weights[lid] != null ? weights[lid][i] : 1; }
 

@@ -65,6 +65,7 @@ public final class TextIndex {
 
     private final String field;
     private final boolean weighted;
+    private final boolean multiValue;
     private final Map<String, Postings> terms = new HashMap<>();
     private Postings[][] termsOf = new Postings[0][]; // by local id: the postings of the document's terms, null if not indexed
     private int[] lengths = new int[0];
@@ -75,12 +76,96 @@ public final class TextIndex {
 
     /** @param weighted whether the field is a weighted set, whose elements' weights are kept */
     public TextIndex(String field, boolean weighted) {
+        this(field, weighted, weighted);
+    }
+
+    /**
+     * @param weighted whether the field is a weighted set, whose elements' weights are kept
+     * @param multiValue whether the field is an array or weighted set, whose positions run over several elements
+     */
+    public TextIndex(String field, boolean weighted, boolean multiValue) {
         this.field = field;
         this.weighted = weighted;
+        this.multiValue = multiValue || weighted;
     }
 
     /** Whether this is a weighted set field, which keeps its terms' weights. */
     public boolean isWeighted() { return weighted; }
+
+    /** Whether this is an array or weighted set field: its documents' positions run over several elements. */
+    public boolean isMultiValue() { return multiValue; }
+
+    /**
+     * The elements of a document's field, as proton numbers them (the i-th string of an array, empty ones too) with their
+     * lengths: where each element's positions begin in the positions this index keeps (see {@link #ELEMENT_GAP}), and how
+     * many it has. Reused from document to document: {@link #elementsOf} fills it without allocating once it has grown.
+     */
+    public static final class Elements {
+
+        private int count;
+        private int[] starts = new int[4];
+        private int[] lengths = new int[4];
+        private long[] occupied = new long[4];
+
+        public int count() { return count; }
+        public int start(int element) { return starts[element]; }
+        public int length(int element) { return lengths[element]; }
+
+        /** The element a position of the field is in (the last one beginning at or before it). */
+        public int elementOf(int position) {
+            int low = 0, high = count - 1;
+            while (low < high) {
+                int middle = (low + high + 1) >>> 1;
+                if (starts[middle] <= position) low = middle;
+                else high = middle - 1;
+            }
+            return low;
+        }
+
+        private void add(int start, int length) {
+            if (count == starts.length) {
+                starts = Arrays.copyOf(starts, count * 2);
+                lengths = Arrays.copyOf(lengths, count * 2);
+            }
+            starts[count] = start;
+            lengths[count++] = length;
+        }
+
+    }
+
+    /**
+     * Fills elements with the elements of the document's field: one, the whole field, for a single string; for an array
+     * or weighted set, recovered from the positions its terms occupy: every position of an element holds a term, and one
+     * free position follows each element (also an empty one), so each run of held positions ended by a free one is an
+     * element. (Empty elements after the last non-empty one hold no position and are not counted: no term is in them.)
+     */
+    public void elementsOf(int lid, Elements elements) {
+        elements.count = 0;
+        if ( ! multiValue) {
+            elements.add(0, fieldLength(lid));
+            return;
+        }
+        Postings[] documentTerms = lid < termsOf.length ? termsOf[lid] : null;
+        if (documentTerms == null) return;
+        int end = 0;
+        for (Postings postings : documentTerms) {
+            int[] positions = postings.positions(lid);
+            if (positions.length > 0) end = Math.max(end, positions[positions.length - 1] + 1);
+        }
+        int words = (end >>> 6) + 1;
+        if (elements.occupied.length < words) elements.occupied = new long[Math.max(words, elements.occupied.length * 2)];
+        long[] occupied = elements.occupied;
+        Arrays.fill(occupied, 0, words, 0L);
+        for (Postings postings : documentTerms)
+            for (int position : postings.positions(lid)) occupied[position >>> 6] |= 1L << position;
+        int start = 0;
+        for (int position = 0; position < end; position++) {
+            if ((occupied[position >>> 6] & (1L << position)) != 0) continue;
+            elements.add(start, position - start);
+            start = position + 1; // the one free position is the gap (ELEMENT_GAP is 1)
+        }
+        if (start < end) elements.add(start, end - start);
+    }
 
     public String field() { return field; }
 

@@ -14,19 +14,29 @@ public final class MatchResult {
     private final int count;
     private final List<QueryTerm> terms;
     private final List<NearestNeighborTerm> nearestNeighbors;
+    private final List<RankTerm> rankTerms;
     private BitSet hits; // made when asked for
 
     /** The first count ids of lids (increasing, not copied), and the terms. */
-    public MatchResult(int[] lids, int count, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors) {
+    public MatchResult(int[] lids, int count, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors, List<RankTerm> rankTerms) {
         if (count > lids.length) throw new IllegalArgumentException(count + " ids of an array of " + lids.length);
         this.lids = lids;
         this.count = count;
         this.terms = List.copyOf(terms);
         this.nearestNeighbors = List.copyOf(nearestNeighbors);
+        this.rankTerms = List.copyOf(rankTerms);
+    }
+
+    public MatchResult(int[] lids, int count, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors) {
+        this(lids, count, terms, nearestNeighbors, List.of());
+    }
+
+    public MatchResult(BitSet hits, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors, List<RankTerm> rankTerms) {
+        this(hits.stream().toArray(), hits.cardinality(), terms, nearestNeighbors, rankTerms);
     }
 
     public MatchResult(BitSet hits, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors) {
-        this(hits.stream().toArray(), hits.cardinality(), terms, nearestNeighbors);
+        this(hits, terms, nearestNeighbors, List.of());
     }
 
     public MatchResult(BitSet hits, List<QueryTerm> terms) { this(hits, terms, List.of()); }
@@ -48,6 +58,9 @@ public final class MatchResult {
     public List<QueryTerm> terms() { return terms; }
 
     public List<NearestNeighborTerm> nearestNeighbors() { return nearestNeighbors; }
+
+    /** The query's ranked terms as proton's term data, in its order: what native rank features read. */
+    public List<RankTerm> rankTerms() { return rankTerms; }
 
     @Override
     public String toString() { return "MatchResult(" + Arrays.toString(Arrays.copyOf(lids, Math.min(count, 20))) + (count > 20 ? "..." : "") + ", " + terms + ")"; }

@@ -19,7 +19,9 @@ import ai.dwell.runtime.match.query.QueryItem;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -46,6 +48,7 @@ public final class QueryMatcher {
     private final BitSet active;
     private final List<QueryTerm> terms = new ArrayList<>();
     private final List<NearestNeighborTerm> nearestNeighbors = new ArrayList<>();
+    private final Map<QueryItem, BitSet> hitsOf = new IdentityHashMap<>(); // of nearestNeighbor and wand items, for their rank terms
     private final QueryContext query;
 
     private QueryMatcher(DocumentIndex index, QueryContext query) {
@@ -67,7 +70,7 @@ public final class QueryMatcher {
         LocalIds hits = new LocalIds(64);
         matcher.iterator(root, true, matcher.active).addTo(hits, matcher.active);
         assert index.searched().equals(activeBefore) : "matching changed the index's searched documents";
-        return new MatchResult(hits.array(), hits.size(), matcher.terms, matcher.nearestNeighbors);
+        return new MatchResult(hits.array(), hits.size(), matcher.terms, matcher.nearestNeighbors, RankTerms.of(root, index, matcher.hitsOf));
     }
 
     /**
@@ -152,6 +155,7 @@ public final class QueryMatcher {
         allowed.and(active);
         NearestNeighborMatcher.Matched matched = NearestNeighborMatcher.match(index, item, allowed, active, query);
         nearestNeighbors.add(matched.term());
+        hitsOf.put(item, matched.hits());
         return matched.hits();
     }
 
@@ -260,7 +264,9 @@ public final class QueryMatcher {
         BitSet holding = in(new QueryItem.In(wand.index(), wand.tokens())).toBitSet();
         holding.and(candidates);
         holding.and(active);
-        return ParallelWand.match(holding, attribute, wand.tokens(), wand.weights(), wand.targetHits(), wand.scoreThreshold(), wand.thresholdBoostFactor());
+        BitSet hits = ParallelWand.match(holding, attribute, wand.tokens(), wand.weights(), wand.targetHits(), wand.scoreThreshold(), wand.thresholdBoostFactor());
+        if (ranked && wand.ranked()) hitsOf.put(wand, hits);
+        return hits;
     }
 
     private DocIdIterator in(QueryItem.In in) {

@@ -9,6 +9,7 @@ import ai.dwell.runtime.index.TensorAttribute;
 import ai.dwell.runtime.index.TextIndex;
 import ai.dwell.runtime.match.NearestNeighborTerm;
 import ai.dwell.runtime.match.QueryTerm;
+import ai.dwell.runtime.match.RankTerm;
 import com.yahoo.searchlib.rankingexpression.evaluation.DoubleValue;
 import com.yahoo.searchlib.rankingexpression.evaluation.MapContext;
 import com.yahoo.searchlib.rankingexpression.evaluation.TensorValue;
@@ -60,6 +61,7 @@ final class ExpressionCompiler {
     private final DocumentIndex index;
     private final List<QueryTerm> terms;
     private final List<NearestNeighborTerm> nearestNeighbors;
+    private final List<RankTerm> rankTerms;
     private final QueryProperties query;
     private final Map<String, Node> features = new HashMap<>();
     private final Set<String> compiling = new HashSet<>();
@@ -80,11 +82,17 @@ final class ExpressionCompiler {
 
     ExpressionCompiler(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms,
                        List<NearestNeighborTerm> nearestNeighbors, QueryProperties query) {
+        this(profile, assets, index, terms, nearestNeighbors, List.of(), query);
+    }
+
+    ExpressionCompiler(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms,
+                       List<NearestNeighborTerm> nearestNeighbors, List<RankTerm> rankTerms, QueryProperties query) {
         this.profile = profile;
         this.assets = assets;
         this.index = index;
         this.terms = terms;
         this.nearestNeighbors = nearestNeighbors;
+        this.rankTerms = rankTerms;
         this.query = query;
     }
 
@@ -142,7 +150,7 @@ final class ExpressionCompiler {
             case "bm25" -> new TextFeatures.Bm25(termsRead(textIndex(feature.argument())), terms,
                                                   doubleProperty("bm25(" + feature.argument() + ").k1", 1.2),
                                                   doubleProperty("bm25(" + feature.argument() + ").b", 0.75));
-            case "nativeRank" -> nativeRank(feature);
+            case "nativeRank", "nativeFieldMatch", "nativeProximity", "nativeAttributeMatch" -> nativeFeature(feature);
             case "closeness", "distance" -> termsRead(NearestNeighborFeatures.of(feature, index, nearestNeighbors, query));
             case "firstPhase" -> {
                 if (compilingFirstPhase) throw unsupported("firstPhase cannot be used in the first-phase expression: it is that expression's value");
@@ -358,13 +366,52 @@ final class ExpressionCompiler {
         return value;
     }
 
-    private Node nativeRank(FeatureName feature) {
+    private NativeRankSetup nativeSetup;
+    private NativeRankFeatures.Terms nativeTerms;
+
+    /** The profile's native rank settings over this index (checked when first needed). */
+    private NativeRankSetup nativeSetup() {
+        if (nativeSetup == null) nativeSetup = profile.nativeRankSetup(index);
+        return nativeSetup;
+    }
+
+    /** nativeRank, nativeFieldMatch, nativeProximity and nativeAttributeMatch, of the given fields or all (see {@link NativeRankFeatures}). */
+    private Node nativeFeature(FeatureName feature) {
+        if (feature.output() != null && ! feature.output().equals("score"))
+            throw unsupported("feature '" + feature + "': " + feature.name() + " has the one output score");
         readsTerms = true;
-        List<String> fields = feature.arguments().isEmpty() ? List.copyOf(new java.util.LinkedHashSet<>(terms.stream().map(QueryTerm::field).toList()))
-                                                             : feature.arguments();
-        List<TextIndex> indexes = new ArrayList<>();
-        for (String field : fields) index.index(field).ifPresent(indexes::add);
-        return new TextFeatures.NativeRankApproximation(indexes, terms);
+        NativeRankSetup setup = nativeSetup();
+        if (nativeTerms == null) nativeTerms = new NativeRankFeatures.Terms(rankTerms, query);
+        return switch (feature.name()) {
+            case "nativeFieldMatch" -> new NativeRankFeatures.FieldMatch(setup, setup.fields(feature, false), nativeTerms);
+            case "nativeProximity" -> new NativeRankFeatures.Proximity(setup, setup.fields(feature, false), nativeTerms);
+            case "nativeAttributeMatch" -> {
+                setup.checkAttributeArguments(feature);
+                yield new NativeRankFeatures.AttributeMatch(setup, setup.fields(feature, true), nativeTerms);
+            }
+            default -> nativeRank(feature, setup);
+        };
+    }
+
+    /**
+     * nativeRank: of its three parts over all fields, or with arguments, field match and proximity over the index fields
+     * among them and attribute match over the attributes among them (0 for a part with none of its fields, or weight 0).
+     */
+    private Node nativeRank(FeatureName feature, NativeRankSetup setup) {
+        String fieldMatch = "nativeFieldMatch", proximity = "nativeProximity", attributeMatch = "nativeAttributeMatch";
+        if ( ! feature.arguments().isEmpty()) {
+            List<String> indexFields = setup.fields(feature, false), attributes = setup.fields(feature, true);
+            fieldMatch = indexFields.isEmpty() ? null : "nativeFieldMatch(" + String.join(",", indexFields) + ")";
+            proximity = indexFields.isEmpty() ? null : "nativeProximity(" + String.join(",", indexFields) + ")";
+            attributeMatch = attributes.isEmpty() ? null : "nativeAttributeMatch(" + String.join(",", attributes) + ")";
+        }
+        if (setup.fieldMatchWeight() == 0) fieldMatch = null;
+        if (setup.proximityWeight() == 0) proximity = null;
+        if (setup.attributeMatchWeight() == 0) attributeMatch = null;
+        return new NativeRankFeatures.NativeRank(fieldMatch == null ? new ScalarNode.Constant(0) : feature(fieldMatch),
+                                                 proximity == null ? new ScalarNode.Constant(0) : feature(proximity),
+                                                 attributeMatch == null ? new ScalarNode.Constant(0) : feature(attributeMatch),
+                                                 setup);
     }
 
     private Node onnx(FeatureName feature) {

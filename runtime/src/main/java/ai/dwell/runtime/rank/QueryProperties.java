@@ -24,19 +24,31 @@ import java.util.Set;
 public final class QueryProperties {
 
     private final Map<String, String> strings;
+    private final Map<String, List<String>> allValues; // of the properties that have more than one value
     private final Map<String, byte[]> tensors;
     /** The names read through this view, or null when reads are not recorded. */
     private final Set<String> reads;
 
     /** Properties with these string and tensor values (the maps are copied). */
     public QueryProperties(Map<String, String> strings, Map<String, byte[]> tensors) {
+        this(strings, Map.of(), tensors);
+    }
+
+    /**
+     * Properties with these string and tensor values, and all the values of those that have several (e.g. the two of
+     * vespa.term.&lt;id&gt;.connexity); the maps are copied.
+     */
+    public QueryProperties(Map<String, String> strings, Map<String, List<String>> allValues, Map<String, byte[]> tensors) {
         this.strings = new HashMap<>(strings);
+        this.allValues = new HashMap<>();
+        allValues.forEach((name, values) -> this.allValues.put(name, List.copyOf(values)));
         this.tensors = new HashMap<>(tensors);
         this.reads = null;
     }
 
     private QueryProperties(QueryProperties source, Set<String> reads) {
         this.strings = source.strings;
+        this.allValues = source.allValues;
         this.tensors = source.tensors;
         this.reads = reads;
     }
@@ -51,6 +63,7 @@ public final class QueryProperties {
     boolean sameValues(QueryProperties other, Collection<String> names) {
         for (String name : names) {
             if ( ! Objects.equals(strings.get(name), other.strings.get(name))) return false;
+            if ( ! Objects.equals(allValues.get(name), other.allValues.get(name))) return false;
             if ( ! Arrays.equals(tensors.get(name), other.tensors.get(name))) return false;
         }
         return true;
@@ -62,6 +75,15 @@ public final class QueryProperties {
     public Optional<String> string(String name) {
         read(name);
         return Optional.ofNullable(strings.get(name));
+    }
+
+    /** All the values of a string property, in order: none when it is not set. */
+    public List<String> values(String name) {
+        read(name);
+        List<String> all = allValues.get(name);
+        if (all != null) return all;
+        String value = strings.get(name);
+        return value == null ? List.of() : List.of(value);
     }
 
     /** A tensor property decoded with the given type (or the type it carries), if present. */

@@ -34,6 +34,7 @@ public final class RankProfile {
     private final Map<String, TensorType> queryTypes = new HashMap<>();
     private final ExpressionNode firstPhase;
     private final ExpressionNode secondPhase;
+    private volatile NativeRankSetup nativeRankSetup; // made when first needed, for the schema it was made for
 
     public RankProfile(RankProfilesConfig.Rankprofile config) {
         this.name = config.name();
@@ -74,6 +75,16 @@ public final class RankProfile {
     public Optional<TensorType> queryType(String name) { return Optional.ofNullable(queryTypes.get(name)); }
     public Map<String, TensorType> queryTypes() { return queryTypes; }
     public Optional<String> property(String name) { return Optional.ofNullable(properties.get(name)); }
+
+    /** The names of the profile's other rank properties (those not read into phases, functions, features and inputs). */
+    public java.util.Set<String> propertyNames() { return java.util.Collections.unmodifiableSet(properties.keySet()); }
+
+    /** The settings of the native rank features of this profile over the index (made once, and again for another schema). */
+    NativeRankSetup nativeRankSetup(ai.dwell.runtime.index.DocumentIndex index) {
+        NativeRankSetup setup = nativeRankSetup;
+        if (setup == null || ! setup.isFor(index)) nativeRankSetup = setup = new NativeRankSetup(this, index);
+        return setup;
+    }
 
     /** How many of the best first-phase hits get a second-phase score. */
     public int rerankCount() {

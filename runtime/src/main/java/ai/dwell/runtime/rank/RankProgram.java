@@ -3,6 +3,7 @@ package ai.dwell.runtime.rank;
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.match.NearestNeighborTerm;
 import ai.dwell.runtime.match.QueryTerm;
+import ai.dwell.runtime.match.RankTerm;
 
 import com.yahoo.tensor.Tensor;
 
@@ -41,8 +42,14 @@ public final class RankProgram {
 
     public RankProgram(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms,
                 List<NearestNeighborTerm> nearestNeighbors, QueryProperties query) {
+        this(profile, assets, index, terms, nearestNeighbors, List.of(), query);
+    }
+
+    /** A program of the profile for a query with these terms, nearest-neighbor items, and ranked terms as native rank features read them. */
+    public RankProgram(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms,
+                List<NearestNeighborTerm> nearestNeighbors, List<RankTerm> rankTerms, QueryProperties query) {
         this.profile = profile;
-        this.compiler = new ExpressionCompiler(profile, assets, index, terms, nearestNeighbors, query);
+        this.compiler = new ExpressionCompiler(profile, assets, index, terms, nearestNeighbors, rankTerms, query);
         this.firstPhase = compiler.compileFirstPhase(profile.firstPhase());
         this.secondPhase = profile.secondPhase().map(compiler::compile).orElse(null);
     }

@@ -75,7 +75,7 @@ public final class RankProgramCache {
         compiles.incrementAndGet();
         QueryProperties recorded = query.recordingReads();
         MatchResult matched = match.get();
-        RankProgram program = new RankProgram(profile, assets, index, matched.terms(), matched.nearestNeighbors(), recorded);
+        RankProgram program = new RankProgram(profile, assets, index, matched.terms(), matched.nearestNeighbors(), matched.rankTerms(), recorded);
         if (program.readsTerms() || ! program.compileOutputs()) return new Lease(program, null, false);
         Entry entry = signatures.entryFor(new Signature(query, recorded.reads(), program.clockSecond().orElse(-1L)));
         return new Lease(program, entry, false);

@@ -88,6 +88,7 @@ public final class RankSetupVerifier {
         for (String feature : profile.summaryFeatures()) checks.add(() -> compiler.feature(feature));
         checks.add(() -> MatchPhaseSettings.limiter(profile, QueryProperties.none(), index));
         checks.add(() -> UnsupportedSettings.check(profile, QueryProperties.none()));
+        checks.add(() -> new NativeRankSetup(profile, index)); // the native rank features' settings, also where no expression uses them
         for (Runnable check : checks) {
             try {
                 check.run();

@@ -40,43 +40,49 @@ public final class ProtobufQueryTree {
             case ITEM_INTEGER_RANGE_TERM -> integerRange(item.getItemIntegerRangeTerm());
             case ITEM_FLOATING_POINT_RANGE_TERM -> floatRange(item.getItemFloatingPointRangeTerm());
             case ITEM_PHRASE -> phrase(item.getItemPhrase());
-            case ITEM_STRING_IN -> new QueryItem.In(item.getItemStringIn().getProperties().getIndex(), item.getItemStringIn().getWordsList());
-            case ITEM_NUMERIC_IN -> new QueryItem.In(item.getItemNumericIn().getProperties().getIndex(),
-                                                     item.getItemNumericIn().getNumbersList().stream().map(String::valueOf).toList());
-            // weightedSet matches the documents holding any of its tokens; the weights are for rank features (rawScore), which this engine does not compute
-            case ITEM_WEIGHTED_SET_OF_STRING -> new QueryItem.In(item.getItemWeightedSetOfString().getProperties().getIndex(),
-                                                                 item.getItemWeightedSetOfString().getWeightedStringsList().stream().map(SearchProtocol.PureWeightedString::getValue).toList());
-            case ITEM_WEIGHTED_SET_OF_LONG -> new QueryItem.In(item.getItemWeightedSetOfLong().getProperties().getIndex(),
-                                                               item.getItemWeightedSetOfLong().getWeightedLongsList().stream().map(w -> Long.toString(w.getValue())).toList());
+            case ITEM_STRING_IN -> in(item.getItemStringIn().getProperties(), item.getItemStringIn().getWordsList(), List.of());
+            case ITEM_NUMERIC_IN -> in(item.getItemNumericIn().getProperties(),
+                                       item.getItemNumericIn().getNumbersList().stream().map(String::valueOf).toList(), List.of());
+            // weightedSet matches the documents holding any of its tokens; the tokens' weights are what native rank features read
+            case ITEM_WEIGHTED_SET_OF_STRING -> in(item.getItemWeightedSetOfString().getProperties(),
+                                                   item.getItemWeightedSetOfString().getWeightedStringsList().stream().map(SearchProtocol.PureWeightedString::getValue).toList(),
+                                                   item.getItemWeightedSetOfString().getWeightedStringsList().stream().map(SearchProtocol.PureWeightedString::getWeight).toList());
+            case ITEM_WEIGHTED_SET_OF_LONG -> in(item.getItemWeightedSetOfLong().getProperties(),
+                                                 item.getItemWeightedSetOfLong().getWeightedLongsList().stream().map(w -> Long.toString(w.getValue())).toList(),
+                                                 item.getItemWeightedSetOfLong().getWeightedLongsList().stream().map(SearchProtocol.PureWeightedLong::getWeight).toList());
             case ITEM_DOT_PRODUCT_OF_STRING -> new QueryItem.DotProduct(item.getItemDotProductOfString().getProperties().getIndex(),
                     item.getItemDotProductOfString().getWeightedStringsList().stream().map(SearchProtocol.PureWeightedString::getValue).toList(),
                     item.getItemDotProductOfString().getWeightedStringsList().stream().map(SearchProtocol.PureWeightedString::getWeight).toList(),
-                    ! item.getItemDotProductOfString().getProperties().getDoNotRank(), item.getItemDotProductOfString().getProperties().getUniqueId());
+                    ! item.getItemDotProductOfString().getProperties().getDoNotRank(), item.getItemDotProductOfString().getProperties().getUniqueId(),
+                    weight(item.getItemDotProductOfString().getProperties()));
             case ITEM_DOT_PRODUCT_OF_LONG -> new QueryItem.DotProduct(item.getItemDotProductOfLong().getProperties().getIndex(),
                     item.getItemDotProductOfLong().getWeightedLongsList().stream().map(w -> Long.toString(w.getValue())).toList(),
                     item.getItemDotProductOfLong().getWeightedLongsList().stream().map(SearchProtocol.PureWeightedLong::getWeight).toList(),
-                    ! item.getItemDotProductOfLong().getProperties().getDoNotRank(), item.getItemDotProductOfLong().getProperties().getUniqueId());
+                    ! item.getItemDotProductOfLong().getProperties().getDoNotRank(), item.getItemDotProductOfLong().getProperties().getUniqueId(),
+                    weight(item.getItemDotProductOfLong().getProperties()));
             case ITEM_STRING_WAND -> new QueryItem.Wand(item.getItemStringWand().getProperties().getIndex(),
                     item.getItemStringWand().getWeightedStringsList().stream().map(SearchProtocol.PureWeightedString::getValue).toList(),
                     item.getItemStringWand().getWeightedStringsList().stream().map(SearchProtocol.PureWeightedString::getWeight).toList(),
                     item.getItemStringWand().getTargetNumHits(), item.getItemStringWand().getScoreThreshold(),
                     item.getItemStringWand().getThresholdBoostFactor(), ! item.getItemStringWand().getProperties().getDoNotRank(),
-                    item.getItemStringWand().getProperties().getUniqueId());
+                    item.getItemStringWand().getProperties().getUniqueId(), weight(item.getItemStringWand().getProperties()));
             case ITEM_LONG_WAND -> new QueryItem.Wand(item.getItemLongWand().getProperties().getIndex(),
                     item.getItemLongWand().getWeightedLongsList().stream().map(w -> Long.toString(w.getValue())).toList(),
                     item.getItemLongWand().getWeightedLongsList().stream().map(SearchProtocol.PureWeightedLong::getWeight).toList(),
                     item.getItemLongWand().getTargetNumHits(), item.getItemLongWand().getScoreThreshold(),
                     item.getItemLongWand().getThresholdBoostFactor(), ! item.getItemLongWand().getProperties().getDoNotRank(),
-                    item.getItemLongWand().getProperties().getUniqueId());
+                    item.getItemLongWand().getProperties().getUniqueId(), weight(item.getItemLongWand().getProperties()));
             case ITEM_SAME_ELEMENT -> new QueryItem.SameElement(item.getItemSameElement().getProperties().getIndex(),
                                                                 children(item.getItemSameElement().getChildrenList()));
             case ITEM_NEAREST_NEIGHBOR -> nearestNeighbor(item.getItemNearestNeighbor());
             case ITEM_SUBSTRING_TERM -> substring(item.getItemSubstringTerm().getProperties().getIndex());
             case ITEM_PREFIX_TERM -> new QueryItem.Prefix(item.getItemPrefixTerm().getProperties().getIndex(), item.getItemPrefixTerm().getWord(),
-                                                          weight(item.getItemPrefixTerm().getProperties()), ! item.getItemPrefixTerm().getProperties().getDoNotRank());
+                                                          weight(item.getItemPrefixTerm().getProperties()), ! item.getItemPrefixTerm().getProperties().getDoNotRank(),
+                                                          item.getItemPrefixTerm().getProperties().getUniqueId());
             case ITEM_FUZZY -> fuzzy(item.getItemFuzzy());
             case ITEM_REGEXP -> new QueryItem.Regexp(item.getItemRegexp().getProperties().getIndex(), item.getItemRegexp().getRegexp(),
-                                                     weight(item.getItemRegexp().getProperties()), ! item.getItemRegexp().getProperties().getDoNotRank());
+                                                     weight(item.getItemRegexp().getProperties()), ! item.getItemRegexp().getProperties().getDoNotRank(),
+                                                     item.getItemRegexp().getProperties().getUniqueId());
             default -> new QueryItem.Unsupported("Query item " + item.getItemCase().name().toLowerCase(Locale.ROOT).replaceFirst("^item_", "")
                                                  + " is not supported by this content engine");
         };
@@ -89,7 +95,12 @@ public final class ProtobufQueryTree {
     }
 
     private static QueryItem term(SearchProtocol.TermItemProperties properties, String word, QueryItem.TermType type) {
-        return new QueryItem.Term(properties.getIndex(), word, type, weight(properties), ! properties.getDoNotRank());
+        return new QueryItem.Term(properties.getIndex(), word, type, weight(properties), ! properties.getDoNotRank(), properties.getUniqueId(),
+                                  ! properties.getDoNotUsePositionData());
+    }
+
+    private static QueryItem in(SearchProtocol.TermItemProperties properties, List<String> tokens, List<Integer> weights) {
+        return new QueryItem.In(properties.getIndex(), tokens, weights, weight(properties), ! properties.getDoNotRank(), properties.getUniqueId());
     }
 
     /** The item's weight, 100 unless set. */
@@ -101,13 +112,15 @@ public final class ProtobufQueryTree {
         if (range.getHasRangeLimit() || range.getWithDiversity()) return unsupportedRange(range.getProperties());
         return new QueryItem.Range(range.getProperties().getIndex(), range.getLowerLimit(), range.getLowerInclusive(),
                                    range.getUpperLimit(), range.getUpperInclusive(),
-                                   new QueryItem.IntegerBounds(range.getLowerLimit(), range.getLowerInclusive(), range.getUpperLimit(), range.getUpperInclusive()));
+                                   new QueryItem.IntegerBounds(range.getLowerLimit(), range.getLowerInclusive(), range.getUpperLimit(), range.getUpperInclusive()),
+                                   weight(range.getProperties()), ! range.getProperties().getDoNotRank(), range.getProperties().getUniqueId());
     }
 
     private static QueryItem floatRange(SearchProtocol.ItemFloatingPointRangeTerm range) {
         if (range.getHasRangeLimit() || range.getWithDiversity()) return unsupportedRange(range.getProperties());
         return new QueryItem.Range(range.getProperties().getIndex(), range.getLowerLimit(), range.getLowerInclusive(),
-                                   range.getUpperLimit(), range.getUpperInclusive());
+                                   range.getUpperLimit(), range.getUpperInclusive(), null,
+                                   weight(range.getProperties()), ! range.getProperties().getDoNotRank(), range.getProperties().getUniqueId());
     }
 
     private static QueryItem unsupportedRange(SearchProtocol.TermItemProperties properties) {
@@ -117,7 +130,7 @@ public final class ProtobufQueryTree {
     private static QueryItem fuzzy(SearchProtocol.ItemFuzzy fuzzy) {
         SearchProtocol.TermItemProperties properties = fuzzy.getProperties();
         return new QueryItem.Fuzzy(properties.getIndex(), fuzzy.getWord(), fuzzy.getMaxEditDistance(), fuzzy.getPrefixLockLength(),
-                                   fuzzy.getPrefixMatch(), weight(properties), ! properties.getDoNotRank());
+                                   fuzzy.getPrefixMatch(), weight(properties), ! properties.getDoNotRank(), properties.getUniqueId());
     }
 
     /**
@@ -139,14 +152,15 @@ public final class ProtobufQueryTree {
                 return new QueryItem.Unsupported("Phrase containing " + child.getItemCase() + " is not supported by this content engine");
             words.add(child.getItemWordTerm().getWord());
         }
-        return new QueryItem.Phrase(phrase.getProperties().getIndex(), words, weight(phrase.getProperties()), ! phrase.getProperties().getDoNotRank());
+        return new QueryItem.Phrase(phrase.getProperties().getIndex(), words, weight(phrase.getProperties()), ! phrase.getProperties().getDoNotRank(),
+                                    phrase.getProperties().getUniqueId(), ! phrase.getProperties().getDoNotUsePositionData());
     }
 
     private static QueryItem nearestNeighbor(SearchProtocol.ItemNearestNeighbor item) {
         return new QueryItem.NearestNeighbor(item.getProperties().getIndex(), item.getProperties().getUniqueId(), item.getQueryTensorName(),
                                              item.getTargetNumHits(), item.getExploreAdditionalHits(), item.getAllowApproximate(),
                                              item.hasApproximateThreshold() ? Optional.of(item.getApproximateThreshold()) : Optional.empty(),
-                                             item.getDistanceThreshold());
+                                             item.getDistanceThreshold(), weight(item.getProperties()), ! item.getProperties().getDoNotRank());
     }
 
 }

@@ -53,12 +53,20 @@ public final class ProtobufRequests {
     public static QueryProperties properties(List<SearchProtocol.StringProperty> rankProperties, List<SearchProtocol.TensorProperty> tensorRankProperties,
                                              List<SearchProtocol.StringProperty> featureOverrides, List<SearchProtocol.TensorProperty> tensorFeatureOverrides) {
         Map<String, String> strings = new LinkedHashMap<>();
+        Map<String, List<String>> allValues = new LinkedHashMap<>();
         Map<String, byte[]> tensors = new LinkedHashMap<>();
-        for (var property : rankProperties) if (property.getValuesCount() > 0) strings.put(property.getName(), property.getValues(0));
-        for (var property : featureOverrides) if (property.getValuesCount() > 0) strings.put(property.getName(), property.getValues(0));
+        for (var property : rankProperties) if (property.getValuesCount() > 0) put(property, strings, allValues);
+        for (var property : featureOverrides) if (property.getValuesCount() > 0) put(property, strings, allValues);
         for (var property : tensorRankProperties) tensors.put(property.getName(), property.getValue().toByteArray());
         for (var property : tensorFeatureOverrides) tensors.put(property.getName(), property.getValue().toByteArray());
-        return new QueryProperties(strings, tensors);
+        return new QueryProperties(strings, allValues, tensors);
+    }
+
+    /** A property's first value, and all of them where it has several (an override replaces a property's values). */
+    private static void put(SearchProtocol.StringProperty property, Map<String, String> strings, Map<String, List<String>> allValues) {
+        strings.put(property.getName(), property.getValues(0));
+        if (property.getValuesCount() > 1) allValues.put(property.getName(), List.copyOf(property.getValuesList()));
+        else allValues.remove(property.getName());
     }
 
     /** The sort fields of a request, in order. */

@@ -50,14 +50,37 @@ public sealed interface QueryItem {
     /**
      * A term searched in an index or fieldset ("" for the default): a word, an exact string, or a number
      * (as text; numeric terms may be ranges "[a;b]", "&lt;a", "&gt;a"). Ranked unless the request says not to.
+     * The unique id is the item's in the request (0 when the container assigned none), which rank properties such as
+     * vespa.term.&lt;id&gt;.significance refer to; usePositionData false (the term annotation) makes rank features see
+     * its matches without their positions, as proton then reads the term as a filter.
      */
-    record Term(String index, String word, TermType type, int weight, boolean ranked) implements QueryItem {}
+    record Term(String index, String word, TermType type, int weight, boolean ranked, int uniqueId, boolean usePositionData) implements QueryItem {
 
-    /** The documents whose numeric attribute value lies in a range. */
-    record Range(String index, double low, boolean lowInclusive, double high, boolean highInclusive, IntegerBounds integers) implements QueryItem {
+        public Term(String index, String word, TermType type, int weight, boolean ranked, int uniqueId) {
+            this(index, word, type, weight, ranked, uniqueId, true);
+        }
+
+        public Term(String index, String word, TermType type, int weight, boolean ranked) {
+            this(index, word, type, weight, ranked, 0);
+        }
+
+    }
+
+    /** The documents whose numeric attribute value lies in a range; a ranked term (weight, unique id) as other terms. */
+    record Range(String index, double low, boolean lowInclusive, double high, boolean highInclusive, IntegerBounds integers,
+                 int weight, boolean ranked, int uniqueId) implements QueryItem {
 
         public Range(String index, double low, boolean lowInclusive, double high, boolean highInclusive) {
             this(index, low, lowInclusive, high, highInclusive, null);
+        }
+
+        public Range(String index, double low, boolean lowInclusive, double high, boolean highInclusive, IntegerBounds integers) {
+            this(index, low, lowInclusive, high, highInclusive, integers, 100, true, 0);
+        }
+
+        /** Whether a number lies in this range. */
+        public boolean contains(double value) {
+            return (lowInclusive ? value >= low : value > low) && (highInclusive ? value <= high : value < high);
         }
 
     }
@@ -73,31 +96,58 @@ public sealed interface QueryItem {
     }
 
     /** The string attribute values that begin with a prefix (as the attribute's match mode compares: uncased folds case). */
-    record Prefix(String index, String prefix, int weight, boolean ranked) implements QueryItem {}
+    record Prefix(String index, String prefix, int weight, boolean ranked, int uniqueId) implements QueryItem {
+
+        public Prefix(String index, String prefix, int weight, boolean ranked) { this(index, prefix, weight, ranked, 0); }
+
+    }
 
     /**
      * The string attribute values within maxEditDistance (Levenshtein, over code points) of the word, whose first
      * prefixLockLength characters equal the word's; with prefixMatch, a value matches when one of its prefixes does.
      */
-    record Fuzzy(String index, String word, int maxEditDistance, int prefixLockLength, boolean prefixMatch, int weight, boolean ranked) implements QueryItem {}
+    record Fuzzy(String index, String word, int maxEditDistance, int prefixLockLength, boolean prefixMatch, int weight, boolean ranked,
+                 int uniqueId) implements QueryItem {
+
+        public Fuzzy(String index, String word, int maxEditDistance, int prefixLockLength, boolean prefixMatch, int weight, boolean ranked) {
+            this(index, word, maxEditDistance, prefixLockLength, prefixMatch, weight, ranked, 0);
+        }
+
+    }
 
     /**
      * The string attribute values a regular expression matches anywhere in them (partial match, as proton's
      * {@code matches}), ignoring case when the attribute is uncased.
      */
-    record Regexp(String index, String pattern, int weight, boolean ranked) implements QueryItem {}
+    record Regexp(String index, String pattern, int weight, boolean ranked, int uniqueId) implements QueryItem {
+
+        public Regexp(String index, String pattern, int weight, boolean ranked) { this(index, pattern, weight, ranked, 0); }
+
+    }
 
     /** The words (not lowercased) in consecutive positions of an indexed field. */
-    record Phrase(String index, List<String> words, int weight, boolean ranked) implements QueryItem {
+    record Phrase(String index, List<String> words, int weight, boolean ranked, int uniqueId, boolean usePositionData) implements QueryItem {
+
         public Phrase { words = List.copyOf(words); }
+
+        public Phrase(String index, List<String> words, int weight, boolean ranked, int uniqueId) { this(index, words, weight, ranked, uniqueId, true); }
+
+        public Phrase(String index, List<String> words, int weight, boolean ranked) { this(index, words, weight, ranked, 0); }
+
     }
 
     /**
      * dotProduct: the documents holding any of the tokens; their raw score (rawScore) is the sum over the tokens they
      * hold of the token's weight times the document's weight of it.
      */
-    record DotProduct(String index, List<String> tokens, List<Integer> weights, boolean ranked, int uniqueId) implements QueryItem {
+    record DotProduct(String index, List<String> tokens, List<Integer> weights, boolean ranked, int uniqueId, int weight) implements QueryItem {
+
         public DotProduct { tokens = List.copyOf(tokens); weights = List.copyOf(weights); }
+
+        public DotProduct(String index, List<String> tokens, List<Integer> weights, boolean ranked, int uniqueId) {
+            this(index, tokens, weights, ranked, uniqueId, 100);
+        }
+
     }
 
     /**
@@ -105,8 +155,15 @@ public sealed interface QueryItem {
      * threshold (see ai.dwell.runtime.match.ParallelWand); their raw score is the dot product.
      */
     record Wand(String index, List<String> tokens, List<Integer> weights, int targetHits, double scoreThreshold,
-                double thresholdBoostFactor, boolean ranked, int uniqueId) implements QueryItem {
+                double thresholdBoostFactor, boolean ranked, int uniqueId, int weight) implements QueryItem {
+
         public Wand { tokens = List.copyOf(tokens); weights = List.copyOf(weights); }
+
+        public Wand(String index, List<String> tokens, List<Integer> weights, int targetHits, double scoreThreshold,
+                    double thresholdBoostFactor, boolean ranked, int uniqueId) {
+            this(index, tokens, weights, targetHits, scoreThreshold, thresholdBoostFactor, ranked, uniqueId, 100);
+        }
+
     }
 
     /**
@@ -117,9 +174,25 @@ public sealed interface QueryItem {
         public SameElement { children = List.copyOf(children); }
     }
 
-    /** Documents whose attribute holds any of the terms (STRING_IN and NUMERIC_IN). */
-    record In(String index, List<String> words) implements QueryItem {
-        public In { words = List.copyOf(words); }
+    /**
+     * Documents whose field holds any of the terms (STRING_IN and NUMERIC_IN, and weightedSet: then with the tokens' weights,
+     * which rank features read; an in gives each weight 1).
+     */
+    record In(String index, List<String> words, List<Integer> tokenWeights, int weight, boolean ranked, int uniqueId) implements QueryItem {
+
+        public In {
+            words = List.copyOf(words);
+            tokenWeights = List.copyOf(tokenWeights);
+            if ( ! tokenWeights.isEmpty() && tokenWeights.size() != words.size())
+                throw new IllegalArgumentException(words.size() + " tokens but " + tokenWeights.size() + " weights");
+        }
+
+        /** An in, unranked: what matching uses internally for the tokens of other items. */
+        public In(String index, List<String> words) { this(index, words, List.of(), 100, false, 0); }
+
+        /** The weight of the i-th token: as the weightedSet gives it, 1 in an in. */
+        public int tokenWeight(int i) { return tokenWeights.isEmpty() ? 1 : tokenWeights.get(i); }
+
     }
 
     /**
@@ -127,7 +200,15 @@ public sealed interface QueryItem {
      * search settings: approximateThreshold when the item sets it, distanceThreshold when positive.
      */
     record NearestNeighbor(String field, int uniqueId, String queryTensorName, int targetHits, int exploreAdditionalHits,
-                           boolean allowApproximate, Optional<Double> approximateThreshold, double distanceThreshold) implements QueryItem {}
+                           boolean allowApproximate, Optional<Double> approximateThreshold, double distanceThreshold,
+                           int weight, boolean ranked) implements QueryItem {
+
+        public NearestNeighbor(String field, int uniqueId, String queryTensorName, int targetHits, int exploreAdditionalHits,
+                               boolean allowApproximate, Optional<Double> approximateThreshold, double distanceThreshold) {
+            this(field, uniqueId, queryTensorName, targetHits, exploreAdditionalHits, allowApproximate, approximateThreshold, distanceThreshold, 100, true);
+        }
+
+    }
 
     /**
      * An item this content engine does not support, kept in the tree so that matching fails with this

@@ -79,12 +79,29 @@ public class ProtobufQueryTreeTest {
 
     @Test
     void stringAndNumericIn() {
-        assertEquals(new QueryItem.In("article_id", List.of("a1", "a2")),
+        assertEquals(new QueryItem.In("article_id", List.of("a1", "a2"), List.of(), 100, true, 0),
                      translate(QueryTreeItem.newBuilder().setItemStringIn(SearchProtocol.ItemStringIn.newBuilder().setProperties(properties("article_id"))
                              .addWords("a1").addWords("a2"))));
-        assertEquals(new QueryItem.In("upvotes", List.of("1", "20")),
+        assertEquals(new QueryItem.In("upvotes", List.of("1", "20"), List.of(), 100, true, 0),
                      translate(QueryTreeItem.newBuilder().setItemNumericIn(SearchProtocol.ItemNumericIn.newBuilder().setProperties(properties("upvotes"))
                              .addNumbers(1).addNumbers(20))));
+    }
+
+    @Test
+    void weightedSetsKeepTheirTokensWeightsAndItemsTheirIdsAndWeights() {
+        var weighted = SearchProtocol.ItemWeightedSetOfString.newBuilder().setProperties(properties("tags").setUniqueId(3).setItemWeight(40))
+                .addWeightedStrings(SearchProtocol.PureWeightedString.newBuilder().setValue("a").setWeight(7))
+                .addWeightedStrings(SearchProtocol.PureWeightedString.newBuilder().setValue("b").setWeight(-2));
+        QueryItem.In in = (QueryItem.In) translate(QueryTreeItem.newBuilder().setItemWeightedSetOfString(weighted));
+        assertEquals(new QueryItem.In("tags", List.of("a", "b"), List.of(7, -2), 40, true, 3), in);
+        assertEquals(-2, in.tokenWeight(1));
+        assertEquals(1, new QueryItem.In("tags", List.of("a")).tokenWeight(0), "an in weighs each token 1");
+        assertEquals(new QueryItem.Term("text", "a", QueryItem.TermType.WORD, 100, true, 5),
+                     translate(QueryTreeItem.newBuilder().setItemWordTerm(SearchProtocol.ItemWordTerm.newBuilder().setWord("a").setProperties(properties("text").setUniqueId(5)))));
+        assertEquals(new QueryItem.Range("upvotes", 1, true, 2, true, new QueryItem.IntegerBounds(1, true, 2, true), 30, false, 6),
+                     translate(QueryTreeItem.newBuilder().setItemIntegerRangeTerm(SearchProtocol.ItemIntegerRangeTerm.newBuilder()
+                             .setProperties(properties("upvotes").setUniqueId(6).setItemWeight(30).setDoNotRank(true))
+                             .setLowerLimit(1).setLowerInclusive(true).setUpperLimit(2).setUpperInclusive(true))));
     }
 
     @Test
