@@ -2,7 +2,6 @@ package ai.dwell.runtime.rank;
 
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.index.DocumentIndex;
-import com.yahoo.document.DocumentTypeManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,9 +37,7 @@ public class CompileWarningsTest {
     @BeforeEach
     void setUp() {
         ContentClusterConfig cluster = DwellPackage.cluster();
-        DocumentTypeManager types = new DocumentTypeManager(cluster.documentManager());
-        index = new DocumentIndex(cluster.schema("comment"), types);
-        index.importFrom(Map.of("comment", index, "author", new DocumentIndex(cluster.schema("author"), types)));
+        index = DwellPackage.emptyCommentIndex(cluster);
         assets = new RankAssets(cluster.schema("comment"), cluster.packageDir());
         root.addHandler(capture);
     }

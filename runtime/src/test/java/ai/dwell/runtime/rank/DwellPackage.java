@@ -1,6 +1,7 @@
 package ai.dwell.runtime.rank;
 
 import ai.dwell.runtime.index.ContentClusterConfig;
+import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.serve.deploy.ContentClusterConfigs;
 import ai.dwell.runtime.serve.deploy.PackageFiles;
 import ai.dwell.runtime.serve.deploy.PackageVariants;
@@ -105,6 +106,14 @@ public final class DwellPackage {
         catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+    }
+
+    /** An empty index of the package's comments, with its imports from an empty author index connected. */
+    public static DocumentIndex emptyCommentIndex(ContentClusterConfig cluster) {
+        DocumentTypeManager types = new DocumentTypeManager(cluster.documentManager());
+        DocumentIndex comments = new DocumentIndex(cluster.schema("comment"), types);
+        comments.importFrom(Map.of("comment", comments, "author", new DocumentIndex(cluster.schema("author"), types)));
+        return comments;
     }
 
     public static IndexingScripts indexing(ContentClusterConfig cluster) {

@@ -3,7 +3,6 @@ package ai.dwell.runtime.rank;
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.match.MatchResult;
-import com.yahoo.document.DocumentTypeManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,9 +26,7 @@ public class RankProgramCacheTest {
     @BeforeEach
     void setUp() {
         ContentClusterConfig cluster = DwellPackage.cluster();
-        DocumentTypeManager types = new DocumentTypeManager(cluster.documentManager());
-        index = new DocumentIndex(cluster.schema("comment"), types);
-        index.importFrom(Map.of("comment", index, "author", new DocumentIndex(cluster.schema("author"), types)));
+        index = DwellPackage.emptyCommentIndex(cluster);
         assets = new RankAssets(cluster.schema("comment"), cluster.packageDir());
     }
 
