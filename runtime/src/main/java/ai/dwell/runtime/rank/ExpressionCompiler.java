@@ -196,9 +196,9 @@ final class ExpressionCompiler {
 
     /** The dotProduct raw score of these tokens on a multi-value attribute, or on a weighted set index field. */
     private Node rawScoreOf(FeatureName feature, String field, List<QueryTerm> tokens) {
-        if (index.attribute(field).orElse(null) instanceof MultiValueAttribute multi) return new RawScoreNode(multi, tokens);
+        if (index.attribute(field).orElse(null) instanceof MultiValueAttribute multi) return RawScoreNode.of(multi, tokens);
         Optional<TextIndex> text = index.index(field).filter(TextIndex::isWeighted);
-        if (text.isPresent()) return new TextRawScoreNode(text.get(), tokens);
+        if (text.isPresent()) return RawScoreNode.of(text.get(), tokens);
         throw unsupported("feature '" + feature + "' is not supported by this content engine: only of an array or weighted set attribute, " +
                           "or a weighted set index field ('" + field + "' is neither)");
     }

@@ -150,10 +150,8 @@ public class ContentServing implements IndexedContent, AutoCloseable {
     public boolean update(DocumentUpdate update, Document updated, long timestamp) {
         boolean applied = true;
         for (Node node : nodesOf(update.getId())) {
-            ClusterSelection selection = selectionOf(node);
-            if ( ! selection.isSelective()) applied &= node.engine().update(update, timestamp).isPresent();
-            else if ( ! selection.accepts(updated)) node.engine().remove(update.getId());
-            else applied &= node.engine().update(update, timestamp).isPresent();
+            if (selectionOf(node).accepts(updated)) applied &= node.engine().update(update, timestamp).isPresent();
+            else node.engine().remove(update.getId());
         }
         return applied;
     }
