@@ -59,6 +59,10 @@ def test_prometheus_scrape_has_content_node_and_container_metrics(runtime: Runti
     assert value(after, profile + "queries_count", documenttype="album", rankProfile="default") - queries_before == 5
     assert value(after, profile + "docs_matched_count", documenttype="album", rankProfile="default") >= 5 * 3
     assert value(after, profile + "match_time_sum", documenttype="album", rankProfile="default") > 0
+    # dwell's own: each search takes a compiled rank program from the node's cache, or compiles one
+    programs = ("content_dwell_rank_program_reused_count", "content_dwell_rank_program_compiled_count")
+    assert sum(value(after, name) - value(before, name) for name in programs) >= 5
+    assert value(after, "content_dwell_rank_program_compiled_count") >= 1
     # the container's own metrics come with its first metrics snapshot, taken a minute after it starts (as in Vespa)
     deadline = time.time() + 90
     while not any(dict(labels).get("vespa_service") == "vespa_container" for _, labels in after):

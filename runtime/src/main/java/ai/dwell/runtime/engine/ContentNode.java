@@ -307,6 +307,16 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
     /** The compiled rank programs this node keeps between queries. */
     RankProgramCache programCache() { return programs; }
 
+    /**
+     * How often a query or summary request took a compiled rank program from the cache, and how often one was compiled,
+     * since the node started: content.dwell.rank_program.reused.count and content.dwell.rank_program.compiled.count
+     * (dwell's own; proton does not cache per query).
+     */
+    public Map<String, Number> rankProgramCounts() {
+        return Map.of("content.dwell.rank_program.reused.count", programs.hits(),
+                      "content.dwell.rank_program.compiled.count", programs.compiles());
+    }
+
     /** The rank assets of a schema, e.g. for verification. */
     public RankAssets assets(String schema) { return indexes.assets(schema); }
 

@@ -12,6 +12,7 @@ import com.yahoo.slime.Cursor;
 import com.yahoo.slime.Slime;
 import com.yahoo.vespa.config.search.SummaryConfig;
 
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,13 +70,30 @@ final class Docsums {
             private RankProgram program() {
                 return programs.computeIfAbsent(index.name(), name -> programCache.borrow(
                         profile.get(), node.assets(name), index,
-                        () -> QueryMatcher.match(index, query.root(), NearestNeighborContext.of(query.properties(), profile.get())),
-                        query.properties())).program();
+                        () -> QueryMatcher.matchWithin(index, query.root(), NearestNeighborContext.of(query.properties(), profile.get()),
+                                                       requested(index, query)),
+                        query.properties(), System.currentTimeMillis() / 1000)).program();
             }
-            @Override public List<RankProgram.OutputFeature> summaryFeatures() { return program().summaryFeatures(); }
-            @Override public List<RankProgram.OutputFeature> matchFeatures() { return program().matchFeatures(); }
+            // a profile without such features needs no program: every summary class has these fields, and a compile (for a new
+            // clock second or model) would match the query again, over the whole article, for nothing
+            @Override public List<RankProgram.OutputFeature> summaryFeatures() {
+                return profile.get().summaryFeatures().isEmpty() ? List.of() : program().summaryFeatures();
+            }
+            @Override public List<RankProgram.OutputFeature> matchFeatures() {
+                return profile.get().matchFeatures().isEmpty() ? List.of() : program().matchFeatures();
+            }
             @Override public List<RankProgram.OutputFeature> rankFeatures() { return query.dumpFeatures() ? program().dumpFeatures() : null; }
         };
+    }
+
+    /** The local ids in this index of the documents the request asks for. */
+    private static BitSet requested(DocumentIndex index, DocsumQuery query) {
+        BitSet lids = new BitSet();
+        for (GlobalId gid : query.globalIds()) {
+            int lid = index.localId(gid);
+            if (lid >= 0) lids.set(lid);
+        }
+        return lids;
     }
 
     private static SummaryConfig.Classes summaryClass(DocumentIndex index, String name) {

@@ -43,6 +43,7 @@ final class QueryExecution implements AutoCloseable {
     private final Map<String, RankProgram> programs = new LinkedHashMap<>();
     private final long active;
     private final long start;
+    private final long clockSecond; // now, for every rank program of the query: the second it started
     private final long deadline;
     private final SearchTrace trace; // null: not traced
     private long total = 0;
@@ -68,6 +69,7 @@ final class QueryExecution implements AutoCloseable {
         this.active = node.activeDocuments();
         this.covered = active;
         this.start = System.nanoTime();
+        this.clockSecond = System.currentTimeMillis() / 1000;
         this.deadline = query.timeoutMillis() > 0 ? start + query.timeoutMillis() * 1_000_000L : Long.MAX_VALUE;
         this.trace = query.traceLevel() > 0 ? new SearchTrace(node.distributionKey(), start) : null;
     }
@@ -161,7 +163,7 @@ final class QueryExecution implements AutoCloseable {
     }
 
     private RankProgramCache.Lease borrow(DocumentIndex index, RankProfile profile, MatchResult match) {
-        RankProgramCache.Lease lease = programCache.borrow(profile, node.assets(index.name()), index, () -> match, query.properties());
+        RankProgramCache.Lease lease = programCache.borrow(profile, node.assets(index.name()), index, () -> match, query.properties(), clockSecond);
         leases.add(lease);
         return lease;
     }

@@ -52,8 +52,12 @@ public final class QueryMatcher {
     private final QueryContext query;
 
     private QueryMatcher(DocumentIndex index, QueryContext query) {
+        this(index, query, index.searched()); // the index's own set, not a copy: matching only reads it, under the read lock
+    }
+
+    private QueryMatcher(DocumentIndex index, QueryContext query, BitSet active) {
         this.index = index;
-        this.active = index.searched(); // the index's own set, not a copy: matching only reads it, under the read lock
+        this.active = active;
         this.query = query;
     }
 
@@ -71,6 +75,35 @@ public final class QueryMatcher {
         matcher.iterator(root, true, matcher.active).addTo(hits, matcher.active);
         assert index.searched().equals(activeBefore) : "matching changed the index's searched documents";
         return new MatchResult(hits.array(), hits.size(), matcher.terms, matcher.nearestNeighbors, RankTerms.of(root, index, matcher.hitsOf));
+    }
+
+    /**
+     * Matches the query against only these of the index's documents, as a summary request that computes rank features
+     * for its documents needs: whether, and how, one of them matches depends on that document alone, so walking the rest
+     * of the index (all of it, for a summary request without its query tree) would be work for nothing. A query with
+     * a weakAnd, wand or nearestNeighbor item, whose hits depend on the other documents, is matched against all of them.
+     * Call under the index's read lock.
+     */
+    public static MatchResult matchWithin(DocumentIndex index, QueryItem root, QueryContext query, BitSet documents) {
+        if (dependsOnOtherDocuments(root)) return match(index, root, query);
+        BitSet within = (BitSet) documents.clone();
+        within.and(index.searched());
+        QueryMatcher matcher = new QueryMatcher(index, query, within);
+        LocalIds hits = new LocalIds(Math.max(1, within.cardinality()));
+        matcher.iterator(root, true, matcher.active).addTo(hits, matcher.active);
+        return new MatchResult(hits.array(), hits.size(), matcher.terms, matcher.nearestNeighbors, RankTerms.of(root, index, matcher.hitsOf));
+    }
+
+    /** Whether the item or anything below it finds its hits among the other documents (weakAnd, wand, nearestNeighbor). */
+    private static boolean dependsOnOtherDocuments(QueryItem item) {
+        if (item instanceof QueryItem.WeakAnd || item instanceof QueryItem.Wand || item instanceof QueryItem.NearestNeighbor) return true;
+        List<QueryItem> children = item instanceof QueryItem.And and ? and.children()
+                                 : item instanceof QueryItem.Or or ? or.children()
+                                 : item instanceof QueryItem.AndNot andNot ? andNot.children()
+                                 : item instanceof QueryItem.Rank rank ? rank.children()
+                                 : item instanceof QueryItem.SameElement sameElement ? sameElement.children()
+                                 : List.of();
+        return children.stream().anyMatch(QueryMatcher::dependsOnOtherDocuments);
     }
 
     /**

@@ -1,7 +1,7 @@
 package ai.dwell.runtime.rank;
 
 /**
- * +, −, ·, /, max and min of two numbers, one loop per operator over a block, with a constant side read
+ * +, −, ·, /, max and min of two numbers, one loop per operator over a block, with a uniform side (a constant, or now) read
  * once: no call per document through a shared operator interface (which the JIT cannot inline where many
  * operators pass the same loop), so the hot first-phase arithmetic runs as straight array loops.
  */
@@ -23,11 +23,11 @@ final class ArithmeticNode extends ScalarNode {
 
     @Override void numbers(Batch batch, double[] out) {
         int n = batch.count();
-        if (right.isConstant()) {
+        if (right.isUniform()) {
             left.numbers(batch, out);
             withConstantRight(out, n, right.number(0));
         }
-        else if (left.isConstant()) {
+        else if (left.isUniform()) {
             right.numbers(batch, out);
             withConstantLeft(left.number(0), out, n);
         }

@@ -48,7 +48,8 @@ import java.util.function.DoubleBinaryOperator;
 
 /**
  * Compiles the expressions of a rank profile for one query into {@link Node}s: everything that depends only
- * on the query (query(), constant(), now, and ifs and arithmetic on them) is folded to constants once;
+ * on the query (query(), constant(), vespa.now, and ifs and arithmetic on them) is folded to constants once
+ * (now from the clock is not: {@link #startQuery} sets it for each query the program serves);
  * numbers become unboxed operator trees reading attribute columns; the dense layers of a network
  * (tensor(x[n]):[...], xw_plus_b as join/reduce/join, elementwise functions, sum) become float loops.
  * Other tensor expressions are evaluated by searchlib's evaluator ({@link GenericNode}).
@@ -73,8 +74,10 @@ final class ExpressionCompiler {
     private final Map<Node, String> undeclaredQueries = new IdentityHashMap<>();
     /** Whether a compiled node depends on the query's terms (and the index's term statistics at compile time). */
     private boolean readsTerms = false;
-    /** The second of the clock that now was taken from, or -1 while now has not been read from the clock. */
-    private long clockSecond = -1;
+    /** now from the clock, set for each query; null while no compiled node reads the clock's now. */
+    private ScalarNode.Now clock;
+    /** The nodes that remember a document's value, which forget it at the start of each query. */
+    private final List<Memo> memos = new ArrayList<>();
 
     ExpressionCompiler(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms, QueryProperties query) {
         this(profile, assets, index, terms, List.of(), query);
@@ -144,7 +147,7 @@ final class ExpressionCompiler {
             case "constant" -> ConstantNode.of(new TensorValue(assets.constant(feature.argument())
                     .orElseThrow(() -> unsupported("constant(" + feature.argument() + ") is not defined"))));
             case "value" -> new ScalarNode.Constant(Double.parseDouble(feature.argument()));
-            case "now" -> new ScalarNode.Constant(now());
+            case "now" -> now();
             case "age" -> age(feature.argument());
             case "freshness" -> freshness(feature);
             case "bm25" -> new TextFeatures.Bm25(termsRead(textIndex(feature.argument())), terms,
@@ -252,7 +255,7 @@ final class ExpressionCompiler {
         return randomSequences.computeIfAbsent(instance, __ -> {
             RandomNode node = RandomNode.sequence(Long.parseUnsignedLong(profile.property("random.seed").orElse("0").trim()));
             randomNodes.add(node);
-            return new ScalarNode.Cached(node);
+            return memo(new ScalarNode.Cached(node));
         });
     }
 
@@ -266,7 +269,7 @@ final class ExpressionCompiler {
         ExpressionNode body = profile.functions().get(name);
         if (body == null) throw unsupported("function '" + name + "' (" + feature + ") is not defined");
         Node node = compile(body);
-        return node.type().rank() == 0 && ! node.isConstant() ? new ScalarNode.Cached(node) : node;
+        return node.type().rank() == 0 && ! node.isUniform() ? memo(new ScalarNode.Cached(node)) : node;
     }
 
     private Node queryFeature(String name) {
@@ -318,9 +321,7 @@ final class ExpressionCompiler {
     }
 
     private Node age(String field) {
-        Node time = attribute(field);
-        double now = now();
-        return new ScalarNode.Unary(time, docTime -> Math.max(0, now - (long) docTime));
+        return new ScalarNode.Binary(now(), attribute(field), (now, docTime) -> Math.max(0, now - (long) docTime));
     }
 
     private Node freshness(FeatureName feature) {
@@ -331,12 +332,21 @@ final class ExpressionCompiler {
         return new ScalarNode.Unary(age(field), age -> Math.max(1 - age / maxAge, 0));
     }
 
-    /** now: vespa.now from the request, else the profile, else the clock, in whole seconds, as {@link QueryValues#now}. */
-    private double now() {
+    /**
+     * now: vespa.now from the request, else the profile (a constant), else the clock's second when the query started,
+     * in whole seconds, as {@link QueryValues#now}. The clock is not folded: it is set for each query ({@link #startQuery}).
+     */
+    private Node now() {
         Optional<String> given = query.string("vespa.now").or(() -> profile.property("vespa.now"));
-        if (given.isPresent()) return Double.parseDouble(given.get());
-        if (clockSecond < 0) clockSecond = System.currentTimeMillis() / 1000;
-        return clockSecond;
+        if (given.isPresent()) return new ScalarNode.Constant(Double.parseDouble(given.get()));
+        if (clock == null) clock = new ScalarNode.Now(System.currentTimeMillis() / 1000);
+        return clock;
+    }
+
+    /** Starts a query at this second of the clock: now reads it, and the nodes that remember a document forget it. */
+    void startQuery(long clockSecond) {
+        if (clock != null) clock.start(clockSecond);
+        for (Memo memo : memos) memo.forget();
     }
 
     /** Whether what was compiled so far depends on the query terms (text features, nearest-neighbor closeness). */
@@ -345,7 +355,6 @@ final class ExpressionCompiler {
     /** Whether a compiled node reads firstPhase, the first-phase score a block carries. */
     boolean readsFirstPhase() { return readsFirstPhase; }
 
-    /** The clock second now was taken from, if a compiled node uses the clock's now. */
     /** Compiles the first-phase expression, which may not read firstPhase, and makes it what firstPhase reads elsewhere. */
     Node compileFirstPhase(ExpressionNode expression) {
         compilingFirstPhase = true;
@@ -359,7 +368,8 @@ final class ExpressionCompiler {
         }
     }
 
-    Optional<Long> clockSecond() { return clockSecond < 0 ? Optional.empty() : Optional.of(clockSecond); }
+    /** Whether a compiled node reads now from the clock. */
+    boolean usesClock() { return clock != null; }
 
     private <T> T termsRead(T value) {
         readsTerms = true;
@@ -420,7 +430,7 @@ final class ExpressionCompiler {
         OnnxNode.Run run = onnxRuns.computeIfAbsent(modelName, k -> {
             Map<String, Node> inputs = new LinkedHashMap<>();
             model.inputSources().forEach((input, source) -> inputs.put(input, onnxInput(model, input, source)));
-            return new OnnxNode.Run(model, inputs);
+            return memo(new OnnxNode.Run(model, inputs));
         });
         String output = model.modelOutput(feature.output());
         TensorType type = model.evaluator().getOutputInfo().get(output);
@@ -522,8 +532,8 @@ final class ExpressionCompiler {
             if (arguments.size() == 2) return new ScalarNode.Binary(arguments.get(0), arguments.get(1), f::evaluate);
         }
         if (arguments.size() == 1 && arguments.get(0) instanceof VectorNode vector)
-            return MathNode.of(f).<Node>map(kind -> new VectorNode.MathMap(vector, kind))
-                           .orElseGet(() -> new VectorNode.Map(vector, x -> f.evaluate(x, 0)));
+            return memo(MathNode.of(f).<VectorNode>map(kind -> new VectorNode.MathMap(vector, kind))
+                                .orElseGet(() -> new VectorNode.Map(vector, x -> f.evaluate(x, 0))));
         return generic(function);
     }
 
@@ -608,7 +618,7 @@ final class ExpressionCompiler {
             ordered[i] = cell < compiled.size() ? compiled.get(cell) : new ScalarNode.Constant(0);
         }
         for (int i = 0; i < size; i++) if (ordered[i] == null) ordered[i] = new ScalarNode.Constant(0);
-        return new VectorNode.FromScalars(type, ordered);
+        return memo(new VectorNode.FromScalars(type, ordered));
     }
 
     /** join(reduce(join(x, w, f(a,b)(a * b)), sum, d), b, f(a,b)(a + b)) with vector x and constant w, b. */
@@ -646,7 +656,7 @@ final class ExpressionCompiler {
         for (int j = 0; j < outSize; j++) b[j] = bt.get(TensorAddress.of(j));
         TensorType.Value cells = TensorType.Value.largestOf(input.type().valueType(), TensorType.Value.largestOf(weights.type().valueType(), bias.type().valueType()));
         TensorType outType = new TensorType.Builder(cells).indexed(out, outSize).build();
-        return Optional.of(new VectorNode.XwPlusB(outType, input, matrix, b));
+        return Optional.of(memo(new VectorNode.XwPlusB(outType, input, matrix, b)));
     }
 
     private static TensorAddress addressOf(TensorType type, Map<String, Long> labels) {
@@ -689,12 +699,17 @@ final class ExpressionCompiler {
 
     private Node foldOrGeneric(ExpressionNode expression) {
         GenericNode generic = new GenericNode(expression, this::feature);
-        return references(expression).stream().allMatch(name -> feature(name).isConstant()) ? ConstantNode.of(generic.value(0)) : generic;
+        return references(expression).stream().allMatch(name -> feature(name).isConstant()) ? ConstantNode.of(generic.value(0)) : memo(generic);
     }
 
     private Node fold(ExpressionNode expression) { return ConstantNode.of(new GenericNode(expression, this::feature).value(0)); }
 
-    private Node generic(ExpressionNode expression) { return new GenericNode(expression, this::feature); }
+    private Node generic(ExpressionNode expression) { return memo(new GenericNode(expression, this::feature)); }
+
+    private <T extends Memo> T memo(T node) {
+        memos.add(node);
+        return node;
+    }
 
     private static Set<String> references(ExpressionNode expression) {
         Set<String> names = new HashSet<>();

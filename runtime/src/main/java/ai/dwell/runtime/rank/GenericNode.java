@@ -13,7 +13,7 @@ import java.util.function.Function;
  * features it references supplied by their compiled nodes for the current document. Correct, but it
  * allocates; the compiler uses it only where no compiled form applies.
  */
-final class GenericNode extends Node {
+final class GenericNode extends Node implements Memo {
 
     private final ExpressionNode expression;
     private final TensorType type;
@@ -37,6 +37,8 @@ final class GenericNode extends Node {
         }
         return last;
     }
+
+    @Override public void forget() { lastLid = -1; }
 
     @Override double number(int lid) { return value(lid).asDouble(); }
 

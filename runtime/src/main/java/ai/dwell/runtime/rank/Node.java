@@ -15,8 +15,11 @@ abstract class Node {
     /** The value type: {@link TensorType#empty} for numbers. */
     abstract TensorType type();
 
-    /** Whether this is the same for every document of the query. */
+    /** Whether this is a constant: the same for every document of every query the program serves (so it may be folded). */
     boolean isConstant() { return false; }
+
+    /** Whether this is the same for every document of a query (a constant, or now), so a loop may read it once per block. */
+    boolean isUniform() { return isConstant(); }
 
     /** The value as a number (the single cell of a tensor). */
     abstract double number(int lid);

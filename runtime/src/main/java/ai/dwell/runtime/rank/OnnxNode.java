@@ -17,7 +17,7 @@ import java.util.Map;
 final class OnnxNode extends Node implements DenseCells {
 
     /** The model runs for the current document or block, shared by the nodes of its outputs. */
-    static final class Run {
+    static final class Run implements Memo {
         private final OnnxModel model;
         private final Map<String, Node> inputs;
         private final boolean batchable;
@@ -33,6 +33,8 @@ final class OnnxNode extends Node implements DenseCells {
             this.batchable = inputs.entrySet().stream().allMatch(input -> stacks(input.getValue(), model.inputTypes().get(input.getKey())))
                              && model.evaluator().getOutputInfo().values().stream().allMatch(type -> type.rank() > 0 && freeFirst(type));
         }
+
+        @Override public void forget() { lastLid = -1; }
 
         Map<String, Tensor> outputs(int lid) {
             if (lid != lastLid) {

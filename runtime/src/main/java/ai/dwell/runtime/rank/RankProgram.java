@@ -9,7 +9,6 @@ import com.yahoo.tensor.Tensor;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * A rank profile compiled for one query over one document index: first and second phase, and the
@@ -59,8 +58,11 @@ public final class RankProgram {
     /** Whether the program depends on the query terms it was compiled with (text features, closeness). */
     public boolean readsTerms() { return compiler.readsTerms(); }
 
-    /** The clock second the program's now was taken from, if it uses the clock. */
-    Optional<Long> clockSecond() { return compiler.clockSecond(); }
+    /**
+     * Starts a query: the clock's now reads this second, and no node remembers a document of an earlier query (whose
+     * attributes may have changed since). A program is reused by queries of any second.
+     */
+    void startQuery(long clockSecond) { compiler.startQuery(clockSecond); }
 
     /**
      * Compiles the match and summary features now rather than when first asked for, so that the program

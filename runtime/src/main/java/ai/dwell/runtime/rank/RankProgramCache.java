@@ -17,15 +17,14 @@ import java.util.function.Supplier;
 /**
  * Compiled rank programs of one content node, kept between queries so that a query does not compile
  * its rank profile again. A program folds what it read from the query (query(name) inputs, rank
- * properties, now from the clock) into constants, so it is reused only for a query with the same
- * values of exactly those properties (compared byte for byte) and, if it uses the clock, in the same
- * second. Programs that depend on the query terms (bm25, nativeRank) are compiled per query.
+ * properties) into constants, so it is reused only for a query with the same values of exactly those
+ * properties (compared byte for byte). now from the clock is not folded: each query sets it
+ * ({@link RankProgram#startQuery}), so one program serves every second. Programs that depend on the
+ * query terms (bm25, nativeRank) are compiled per query.
  *
  * <p>A program is used by one thread at a time: {@link #borrow} takes an idle one (or compiles one),
  * {@link Lease#close} gives it back. The node holds one cache per generation of its package, so a
- * redeploy starts empty. Bounded: a few signatures per profile, a few idle programs per signature; programs that
- * folded the clock's second are dropped once that second is over, as no query can use them again (kept until pushed
- * out, they outlived several young collections, and were copied in each: ~30 MB of the survivors at W1).
+ * redeploy starts empty. Bounded: a few signatures per profile, a few idle programs per signature.
  */
 public final class RankProgramCache {
 
@@ -60,24 +59,26 @@ public final class RankProgramCache {
     }
 
     /**
-     * A program of the profile for this query over the index: an idle cached one compiled for the same
-     * query values, else a newly compiled one. The match (its terms and nearest-neighbor terms) is asked for only
-     * when a program is compiled.
+     * A program of the profile for this query over the index, started at this second of the clock (now): an idle
+     * cached one compiled for the same query values, else a newly compiled one. The match (its terms and
+     * nearest-neighbor terms) is asked for only when a program is compiled.
      */
-    public Lease borrow(RankProfile profile, RankAssets assets, DocumentIndex index, Supplier<MatchResult> match, QueryProperties query) {
+    public Lease borrow(RankProfile profile, RankAssets assets, DocumentIndex index, Supplier<MatchResult> match, QueryProperties query,
+                        long clockSecond) {
         Signatures signatures = byProfile.computeIfAbsent(index.name() + "\u0000" + profile.name(), k -> new Signatures());
-        long second = System.currentTimeMillis() / 1000;
-        Optional<Taken> idle = signatures.take(query, second);
+        Optional<Taken> idle = signatures.take(query);
         if (idle.isPresent()) {
             hits.incrementAndGet();
+            idle.get().program().startQuery(clockSecond);
             return new Lease(idle.get().program(), idle.get().entry(), true);
         }
         compiles.incrementAndGet();
         QueryProperties recorded = query.recordingReads();
         MatchResult matched = match.get();
         RankProgram program = new RankProgram(profile, assets, index, matched.terms(), matched.nearestNeighbors(), matched.rankTerms(), recorded);
+        program.startQuery(clockSecond);
         if (program.readsTerms() || ! program.compileOutputs()) return new Lease(program, null, false);
-        Entry entry = signatures.entryFor(new Signature(query, recorded.reads(), program.clockSecond().orElse(-1L)));
+        Entry entry = signatures.entryFor(new Signature(query, recorded.reads()));
         return new Lease(program, entry, false);
     }
 
@@ -91,15 +92,10 @@ public final class RankProgramCache {
     public long hits() { return hits.get(); }
     public long compiles() { return compiles.get(); }
 
-    /** What a program depends on: the values of the properties it read, and the clock second if it used the clock. */
-    private record Signature(QueryProperties values, Set<String> reads, long clockSecond) {
+    /** What a program depends on: the values of the properties it read. */
+    private record Signature(QueryProperties values, Set<String> reads) {
 
-        boolean matches(QueryProperties query, long second) {
-            return (clockSecond < 0 || clockSecond == second) && values.sameValues(query, reads);
-        }
-
-        /** Whether this depends on a second of the clock before this one. */
-        boolean isPast(long second) { return clockSecond >= 0 && clockSecond < second; }
+        boolean matches(QueryProperties query) { return values.sameValues(query, reads); }
 
     }
 
@@ -126,14 +122,10 @@ public final class RankProgramCache {
 
         private final LinkedList<Entry> entries = new LinkedList<>();
 
-        synchronized Optional<Taken> take(QueryProperties query, long second) {
+        synchronized Optional<Taken> take(QueryProperties query) {
             for (Iterator<Entry> it = entries.iterator(); it.hasNext(); ) {
                 Entry entry = it.next();
-                if (entry.signature.isPast(second)) { // compiled for a second of the clock that is over: no query matches it again
-                    it.remove();
-                    continue;
-                }
-                if ( ! entry.signature.matches(query, second)) continue;
+                if ( ! entry.signature.matches(query)) continue;
                 RankProgram program = entry.poll();
                 if (program == null) return Optional.empty();
                 it.remove();
@@ -147,8 +139,8 @@ public final class RankProgramCache {
 
         synchronized Entry entryFor(Signature signature) {
             for (Entry entry : entries)
-                if (entry.signature.reads.equals(signature.reads) && entry.signature.clockSecond == signature.clockSecond
-                    && entry.signature.values.sameValues(signature.values, signature.reads)) return entry;
+                if (entry.signature.reads.equals(signature.reads) && entry.signature.values.sameValues(signature.values, signature.reads))
+                    return entry;
             Entry entry = new Entry(signature);
             entries.addFirst(entry);
             while (entries.size() > SIGNATURES_PER_PROFILE) entries.removeLast();

@@ -67,8 +67,21 @@ abstract class ScalarNode extends Node {
         }
     }
 
+    /**
+     * now, the clock's second when the query started: the same for every document of a query, and set for each query
+     * ({@link #start}), so that one compiled program serves every second.
+     */
+    static final class Now extends ScalarNode {
+        private double second;
+        Now(long second) { this.second = second; }
+        void start(long second) { this.second = second; }
+        @Override boolean isUniform() { return true; }
+        @Override double number(int lid) { return second; }
+        @Override void numbers(Batch batch, double[] out) { java.util.Arrays.fill(out, 0, batch.count(), second); }
+    }
+
     /** Remembers the value for the last document, for functions that several expressions use. */
-    static final class Cached extends ScalarNode {
+    static final class Cached extends ScalarNode implements Memo {
         private final Node inner;
         private int lastLid = -1;
         private double last;
@@ -79,6 +92,7 @@ abstract class ScalarNode extends Node {
             if (lid != lastLid) { last = inner.number(lid); lastLid = lid; }
             return last;
         }
+        @Override public void forget() { lastLid = -1; }
         @Override void numbers(Batch batch, double[] out) {
             if (batch.generation() != blockGeneration) {
                 block = Batch.atLeast(block, batch.count());

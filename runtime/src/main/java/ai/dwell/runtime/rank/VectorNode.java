@@ -13,7 +13,7 @@ import java.util.function.DoubleUnaryOperator;
  * are computed layer by layer into one cell-major array (cell i of document k at i·count + k), so
  * that the inner loops run over documents and vectorise.
  */
-abstract class VectorNode extends Node implements DenseCells {
+abstract class VectorNode extends Node implements DenseCells, Memo {
 
     private final TensorType type;
     private final boolean floatCells;
@@ -46,6 +46,8 @@ abstract class VectorNode extends Node implements DenseCells {
     }
 
     abstract void compute(int lid, double[] out);
+
+    @Override public final void forget() { lastLid = -1; }
 
     /** The cells of the documents of the block, cell-major; the array is reused. */
     @Override

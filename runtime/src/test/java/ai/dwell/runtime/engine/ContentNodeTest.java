@@ -272,6 +272,22 @@ public class ContentNodeTest {
     }
 
     @Test
+    void docsumsOfAProfileWithoutSummaryFeaturesCompileNoRankProgram() {
+        SearchProtocol.SearchReply reply = search(articleQuery("a1", "neural"), 2);
+        long compiled = node.rankProgramCounts().get("content.dwell.rank_program.compiled.count").longValue();
+        for (long second = now + 1; second <= now + 3; second++) { // a program for each new now, were one needed
+            var request = SearchProtocol.DocsumRequest.newBuilder().setSummaryClass("short").setRankProfile("neural")
+                                                      .addRankProperties(SearchProtocol.StringProperty.newBuilder().setName("vespa.now").addValues(String.valueOf(second)));
+            request.addGlobalIds(reply.getHits(0).getGlobalId());
+            Inspector docsum = BinaryFormat.decode(node.getDocsums(request.build()).getSlimeSummaries().toByteArray()).get()
+                                           .field("docsums").entry(0).field("docsum");
+            assertEquals(idOf(reply.getHits(0).getGlobalId()), docsum.field("comment_id").asString());
+        }
+        assertEquals(compiled, node.rankProgramCounts().get("content.dwell.rank_program.compiled.count").longValue(),
+                     "neural has no summary features: its summaries need no rank program (nor the match a compile makes)");
+    }
+
+    @Test
     void unsupportedItemIsAnErrorNamingIt() {
         Query query = new Query("?ranking=freshness");
         query.getModel().getQueryTree().setRoot(textSuffix("ox"));

@@ -109,6 +109,48 @@ public class QueryMatcherTest {
     }
 
     @Test
+    void matchingWithinSomeDocumentsGivesWhatMatchingAllGivesForThem() {
+        for (int i = 0; i < 6; i++) put("w" + i, i % 2 == 0 ? "a1" : "a4", i % 3 == 0 ? "quick fox" : "lazy dog", i);
+        AndItem and = new AndItem();
+        and.addItem(new WordItem("a1", "article_id"));
+        and.addItem(new WordItem("fox", "default"));
+        NotItem not = new NotItem();
+        not.addPositiveItem(new WordItem("dog", "text"));
+        not.addNegativeItem(new WordItem("a4", "article_id"));
+        OrItem or = new OrItem();
+        or.addItem(phrase("quick", "fox"));
+        or.addItem(new IntItem("[2;4]", "upvotes"));
+        List<Item> queries = List.of(new WordItem("a1", "article_id"), and, not, or, new IntItem(">3", "upvotes"));
+        java.util.Random random = new java.util.Random(7);
+        for (Item query : queries) {
+            MatchResult all = QueryMatcher.match(index, tree(query));
+            for (int round = 0; round < 5; round++) {
+                BitSet within = new BitSet();
+                for (int lid = 0; lid < index.lidLimit(); lid++) if (random.nextBoolean()) within.set(lid);
+                within.set(index.lidLimit() + 3); // beyond the index: no document
+                MatchResult some = QueryMatcher.matchWithin(index, tree(query), ai.dwell.runtime.match.QueryContext.NONE, within);
+                BitSet expected = (BitSet) all.hits().clone();
+                expected.and(within);
+                assertEquals(expected, some.hits(), query + " within " + within);
+                assertEquals(all.terms(), some.terms(), query + ": the same ranked terms");
+            }
+        }
+    }
+
+    @Test
+    void matchingWithinSomeDocumentsMatchesAllWhereHitsDependOnOthers() {
+        for (int i = 0; i < 4; i++) put("x" + i, "a8", "alpha beta", 0);
+        WeakAndItem weakAnd = new WeakAndItem(2);
+        weakAnd.addItem(new WordItem("alpha", "text"));
+        weakAnd.addItem(new WordItem("beta", "text"));
+        BitSet one = new BitSet();
+        one.set(lid("x3"));
+        assertEquals(QueryMatcher.match(index, tree(weakAnd)).hits(),
+                     QueryMatcher.matchWithin(index, tree(weakAnd), ai.dwell.runtime.match.QueryContext.NONE, one).hits(),
+                     "weakAnd's heap is over all documents: matched as a search would");
+    }
+
+    @Test
     void removesAndReputsKeepTheIndexConsistent() {
         int c1 = lid("c1");
         assertEquals(true, index.remove(new DocumentId("id:dwell:comment::c1")));

@@ -3,6 +3,11 @@ package ai.dwell.runtime.rank;
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.match.MatchResult;
+import com.yahoo.document.Document;
+import com.yahoo.document.DocumentId;
+import com.yahoo.document.DocumentTypeManager;
+import com.yahoo.document.datatypes.IntegerFieldValue;
+import com.yahoo.document.datatypes.LongFieldValue;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -16,10 +21,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Compiled programs are reused for the same query values, and those that folded a second of the clock only in that second. */
+/**
+ * Compiled programs are reused for the same query values: in every second (now is set per query, not folded), and with
+ * what the documents hold when the query runs (nothing remembered from an earlier query).
+ */
 public class RankProgramCacheTest {
 
+    private static final long NOW = 1_800_000_000L;
+
     private DocumentIndex index;
+    private DocumentTypeManager types;
     private RankAssets assets;
     private final RankProgramCache cache = new RankProgramCache();
 
@@ -27,6 +38,7 @@ public class RankProgramCacheTest {
     void setUp() {
         ContentClusterConfig cluster = DwellPackage.cluster();
         index = DwellPackage.emptyCommentIndex(cluster);
+        types = new DocumentTypeManager(cluster.documentManager());
         assets = new RankAssets(cluster.schema("comment"), cluster.packageDir());
     }
 
@@ -34,16 +46,38 @@ public class RankProgramCacheTest {
     void tearDown() { assets.close(); }
 
     @Test
-    void aProgramOfTheClocksSecondIsDroppedWhenTheSecondIsOver() throws InterruptedException {
-        RankProgram first = borrowAndReturn(QueryProperties.none()); // freshness reads now from the clock
+    void oneProgramServesEverySecondWithThatSecondsNow() {
+        int lid = put("c1", NOW - 7200, 5);
+        RankProgram first, later;
+        try (RankProgramCache.Lease lease = borrow("freshness", QueryProperties.none(), NOW)) {
+            first = lease.program();
+            assertEquals(2.0, feature(first, "age_hours", lid), "now is the second the query started");
+        }
+        try (RankProgramCache.Lease lease = borrow("freshness", QueryProperties.none(), NOW + 3600)) {
+            later = lease.program();
+            assertTrue(lease.cached(), "not compiled again for a new second");
+            assertEquals(3.0, feature(later, "age_hours", lid));
+            assertEquals(firstPhase(compiledAt(NOW + 3600), lid), firstPhase(later, lid), "as a program compiled with that now scores");
+        }
+        assertSame(first, later);
+        assertEquals(1, cache.compiles());
         assertEquals(1, cache.signatures("comment", "freshness"));
-        long second = System.currentTimeMillis() / 1000;
-        RankProgram again = borrowAndReturn(QueryProperties.none());
-        if (System.currentTimeMillis() / 1000 == second) assertSame(first, again, "reused within its second");
-        while (System.currentTimeMillis() / 1000 <= second + 1) Thread.sleep(20);
-        RankProgram later = borrowAndReturn(QueryProperties.none());
-        assertFalse(later == first || later == again, "compiled again for the new second");
-        assertEquals(1, cache.signatures("comment", "freshness"), "the past seconds' programs are gone, not kept until pushed out");
+    }
+
+    @Test
+    void aReusedProgramReadsWhatADocumentHoldsNow() {
+        int lid = put("c1", NOW - 7200, 5);
+        RankProgram program;
+        try (RankProgramCache.Lease lease = borrow("freshness", QueryProperties.none(), NOW)) {
+            program = lease.program();
+            assertEquals(feature(compiledAt(NOW), "baseline", lid), feature(program, "baseline", lid), 0);
+        }
+        assertEquals(lid, put("c1", NOW - 7200, 500), "the same document, updated in place");
+        try (RankProgramCache.Lease lease = borrow("freshness", QueryProperties.none(), NOW)) {
+            assertSame(program, lease.program());
+            assertEquals(feature(compiledAt(NOW), "baseline", lid), feature(program, "baseline", lid), 0,
+                         "not the value the program remembered from the last query");
+        }
     }
 
     @Test
@@ -58,10 +92,36 @@ public class RankProgramCacheTest {
     }
 
     private RankProgram borrowAndReturn(QueryProperties query) {
-        try (RankProgramCache.Lease lease = cache.borrow(assets.profile("freshness").get(), assets, index,
-                                                         () -> new MatchResult(new BitSet(), List.of()), query)) {
+        try (RankProgramCache.Lease lease = borrow("freshness", query, System.currentTimeMillis() / 1000)) {
             return lease.program();
         }
+    }
+
+    private RankProgramCache.Lease borrow(String profile, QueryProperties query, long second) {
+        return cache.borrow(assets.profile(profile).get(), assets, index, () -> new MatchResult(new BitSet(), List.of()), query, second);
+    }
+
+    private RankProgram compiledAt(long second) {
+        return new RankProgram(assets.profile("freshness").get(), assets, index, List.of(),
+                               new QueryProperties(Map.of("vespa.now", String.valueOf(second)), Map.of()));
+    }
+
+    private int put(String id, long createdAt, int upvotes) {
+        Document comment = new Document(types.getDocumentType("comment"), new DocumentId("id:dwell:comment::" + id));
+        comment.setFieldValue("created_at", new LongFieldValue(createdAt));
+        comment.setFieldValue("upvotes", new IntegerFieldValue(upvotes));
+        return index.put(comment);
+    }
+
+    /** A match feature of one document, computed by itself (not as a block), as a summary computes it. */
+    private static double feature(RankProgram program, String name, int lid) {
+        return program.matchFeatures().stream().filter(f -> f.name().equals(name)).findFirst().orElseThrow().number(lid);
+    }
+
+    private static double firstPhase(RankProgram program, int lid) {
+        double[] score = new double[1];
+        program.firstPhase(new int[] { lid }, 1, score);
+        return score[0];
     }
 
 }

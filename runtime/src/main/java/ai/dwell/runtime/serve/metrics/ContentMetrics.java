@@ -35,6 +35,8 @@ public final class ContentMetrics implements Supplier<List<MetricsPacket>> {
         serving.forEachNode((cluster, node) -> {
             packets.add(packet(cluster, node).apply(builder -> node.metrics().snapshot().forEach(
                     (name, value) -> builder.putMetric(MetricId.toMetricId(name), value))));
+            packets.add(packet(cluster, node).apply(builder -> node.rankProgramCounts().forEach(
+                    (name, value) -> builder.putMetric(MetricId.toMetricId(name), value))));
             node.metrics().rankProfileSnapshots().forEach((typeAndProfile, values) -> packets.add(packet(cluster, node).apply(builder -> {
                 builder.putDimension(DimensionId.toDimensionId("documenttype"), typeAndProfile.get(0))
                        .putDimension(DimensionId.toDimensionId("rankProfile"), typeAndProfile.get(1));
