@@ -166,6 +166,12 @@ final class ExpressionCompiler {
             case "rawScore" -> rawScore(feature);
             case "itemRawScore" -> itemRawScore(feature);
             case "dotProduct" -> dotProduct(feature);
+            case "fieldMatch" -> fieldMatch(feature);
+            case "foreach" -> foreach(feature);
+            case "textSimilarity" -> textSimilarity(feature);
+            case "queryTermCount" -> termsRead(TermFeatures.queryTermCount(feature, terms()));
+            case "term" -> termsRead(TermFeatures.term(feature, terms()));
+            case "matches" -> termsRead(TermFeatures.matches(feature, index, terms()));
             default -> throw unsupported(feature.arguments().isEmpty() && feature.output() == null
                                          ? "'" + name + "' is neither a function of the profile nor a feature this content engine supports"
                                          : "feature '" + feature + "' is not supported by this content engine");
@@ -378,6 +384,65 @@ final class ExpressionCompiler {
 
     private NativeRankSetup nativeSetup;
     private NativeRankFeatures.Terms nativeTerms;
+    private final Map<String, FieldMatchFeature.Computer> fieldMatches = new HashMap<>();
+
+    /** The query's ranked terms as the text features read them (each term's matches read once per document). */
+    private NativeRankFeatures.Terms terms() {
+        if (nativeTerms == null) nativeTerms = new NativeRankFeatures.Terms(rankTerms, query);
+        return nativeTerms;
+    }
+
+    private final Map<String, TextSimilarityFeature.Computer> textSimilarities = new HashMap<>();
+
+    /** textSimilarity(field) and its outputs (see {@link TextSimilarityFeature}), of a single-value index field. */
+    private Node textSimilarity(FeatureName feature) {
+        String field = feature.argument();
+        TextSimilarityFeature.Output output = TextSimilarityFeature.output(feature.output(), feature.toString());
+        TextIndex text = index.index(field).orElseThrow(() -> unsupported("feature '" + feature + "': '" + field + "' is not an index field of '" + index.name() + "'"));
+        if (text.isMultiValue()) throw unsupported("feature '" + feature + "': textSimilarity takes a single-value index field, and '" + field + "' is not");
+        readsTerms = true;
+        return new TextSimilarityFeature.OutputNode(textSimilarities.computeIfAbsent(field, f -> memo(new TextSimilarityFeature.Computer(f, terms()))), output);
+    }
+
+    /** foreach(terms, variable, feature, condition, operation) (see {@link ForeachNode}). */
+    private Node foreach(FeatureName feature) {
+        List<String> arguments = feature.arguments();
+        if (arguments.size() != 5 || feature.output() != null && ! feature.output().equals("value"))
+            throw unsupported("feature '" + feature + "': foreach takes a dimension, a variable, a feature, a condition and an operation");
+        if ( ! arguments.get(0).equals("terms"))
+            throw unsupported("feature '" + feature + "': foreach over " + arguments.get(0) + " is not supported by this content engine (over terms is)");
+        String condition = arguments.get(3);
+        char kind;
+        double bound = 0;
+        if (condition.equals("true")) kind = 't';
+        else if (condition.length() >= 2 && (condition.charAt(0) == '<' || condition.charAt(0) == '>')) {
+            kind = condition.charAt(0);
+            try {
+                bound = Double.parseDouble(condition.substring(1));
+            }
+            catch (NumberFormatException e) {
+                throw unsupported("feature '" + feature + "': the condition '" + condition + "' is not 'true', '<a' or '>a' with a number a");
+            }
+        }
+        else throw unsupported("feature '" + feature + "': the condition of foreach is 'true', '<a' or '>a', not '" + condition + "'");
+        ForeachNode.Operation operation = ForeachNode.operation(arguments.get(4), feature.toString());
+        int maxTerms = Integer.parseInt(profile.property("foreach.maxTerms").orElse("16").trim());
+        List<Node> inputs = new ArrayList<>();
+        for (int i = 0; i < maxTerms; i++) inputs.add(feature(ForeachNode.replace(arguments.get(2), arguments.get(1), String.valueOf(i))));
+        ForeachNode node = new ForeachNode(inputs, kind, bound, operation);
+        return node.isConstant() ? new ScalarNode.Constant(node.number(0)) : node;
+    }
+
+    /** fieldMatch(field) and its outputs, one computation per field and document (see {@link FieldMatchFeature}). */
+    private Node fieldMatch(FeatureName feature) {
+        String field = feature.argument();
+        FieldMatchFeature.Output output = FieldMatchFeature.Output.of(feature.output(), feature.toString());
+        FieldMatchFeature.checkField(field, index, profile, feature.toString());
+        FieldMatchFeature.Params params = FieldMatchFeature.Params.of(profile, field);
+        readsTerms = true;
+        FieldMatchFeature.Computer computer = fieldMatches.computeIfAbsent(field, f -> memo(new FieldMatchFeature.Computer(f, params, terms(), query)));
+        return new FieldMatchFeature.OutputNode(computer, output);
+    }
 
     /** The profile's native rank settings over this index (checked when first needed). */
     private NativeRankSetup nativeSetup() {
@@ -391,7 +456,7 @@ final class ExpressionCompiler {
             throw unsupported("feature '" + feature + "': " + feature.name() + " has the one output score");
         readsTerms = true;
         NativeRankSetup setup = nativeSetup();
-        if (nativeTerms == null) nativeTerms = new NativeRankFeatures.Terms(rankTerms, query);
+        terms();
         return switch (feature.name()) {
             case "nativeFieldMatch" -> new NativeRankFeatures.FieldMatch(setup, setup.fields(feature, false), nativeTerms);
             case "nativeProximity" -> new NativeRankFeatures.Proximity(setup, setup.fields(feature, false), nativeTerms);
@@ -540,6 +605,13 @@ final class ExpressionCompiler {
     private Node compileTensorFunction(TensorFunctionNode node) {
         TensorFunction<?> function = node.function();
         if (function instanceof DynamicTensor<?> dynamic) return compileDynamicTensor(node, dynamic);
+        if (function instanceof Generate<?> generate) { // its expression reads the dimensions it binds: compile what it references besides them
+            Set<String> dimensions = generate.type(null).dimensionNames();
+            boolean constant = true;
+            for (String name : references(node))
+                if ( ! dimensions.contains(name)) constant &= feature(name).isConstant();
+            return constant ? fold(node) : gather(node).orElseGet(() -> generic(node));
+        }
         // xw_plus_b first, from its bias: its reduce is not compiled on its own (which would make a generic node of it,
         // whose type Vespa resolves without the dimension argument xw_plus_b binds, logging a warning each compile)
         Node bias = function instanceof Join<?> && node.children().size() == 2 ? requireTensorInput(compile(node.children().get(1))) : null;

@@ -31,6 +31,7 @@ import ai.dwell.runtime.serve.deploy.FeedBlocks;
 import ai.dwell.runtime.serve.deploy.PackageFiles;
 import ai.dwell.runtime.serve.deploy.PackageVariants;
 import ai.dwell.runtime.serve.deploy.InvalidApplicationException;
+import ai.dwell.runtime.serve.deploy.LargeRankExpressions;
 import ai.dwell.runtime.serve.deploy.ModelBuilder;
 import ai.dwell.runtime.serve.deploy.PackageServices;
 import ai.dwell.runtime.serve.deploy.ServedPackage;
@@ -168,6 +169,7 @@ public class Runtime implements Deployments, AutoCloseable {
         // the change from the previous generation, compared as Vespa's config server compares models (served copies both)
         ModelBuilder.Built servedBuilt = ModelBuilder.build(served, active == null ? Optional.empty() : Optional.of(active.model()));
         VespaModel model = servedBuilt.model();
+        LargeRankExpressions.writeFiles(model, served); // the container's global phase reads them as distributed files
         PackageServices services = PackageServices.of(model, deployedDir);
         Map<String, ContentClusterConfig> clusters = ContentClusterConfigs.from(model, deployedDir);
         verifyRankSetup(clusters);

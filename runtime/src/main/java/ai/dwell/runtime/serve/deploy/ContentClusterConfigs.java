@@ -54,7 +54,8 @@ public final class ContentClusterConfigs {
             String schema = type.getName();
             String id = name + "/search/cluster." + name + "/" + schema;
             schemas.put(schema, new SchemaConfigs(schema,
-                                                  model.getConfig(RankProfilesConfig.class, id),
+                                                  LargeRankExpressions.inline(model.getConfig(RankProfilesConfig.class, id),
+                                                                              LargeRankExpressions.of(cluster, schema)),
                                                   model.getConfig(AttributesConfig.class, id),
                                                   model.getConfig(IndexschemaConfig.class, id),
                                                   model.getConfig(SummaryConfig.class, id),
