@@ -36,7 +36,16 @@ public final class ProtobufRequests {
         for (ByteString rawGid : request.getGlobalIdsList()) globalIds.add(new GlobalId(rawGid.toByteArray()));
         return new DocsumQuery(request.getDocumentType(), profile(request.getRankProfile()), request.getSummaryClass(),
                                new HashSet<>(request.getFieldsList()), globalIds,
-                               ProtobufQueryTree.translate(request.getQueryTree()), properties(request), request.getDumpFeatures());
+                               ProtobufQueryTree.translate(request.getQueryTree()), properties(request), request.getDumpFeatures(),
+                               highlightTerms(request.getHighlightTermsList()));
+    }
+
+    /** The highlight terms of a docsum request: per index, its terms. */
+    static Map<String, List<String>> highlightTerms(List<SearchProtocol.StringProperty> properties) {
+        Map<String, List<String>> terms = new LinkedHashMap<>();
+        for (var property : properties)
+            terms.computeIfAbsent(property.getName(), k -> new ArrayList<>()).addAll(property.getValuesList());
+        return terms;
     }
 
     /** The rank properties and feature overrides of a search request; an override replaces a property of the same name. */

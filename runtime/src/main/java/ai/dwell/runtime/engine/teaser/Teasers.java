@@ -1,0 +1,41 @@
+package ai.dwell.runtime.engine.teaser;
+
+import ai.dwell.runtime.match.query.QueryItem;
+import com.yahoo.document.datatypes.FieldValue;
+import com.yahoo.document.datatypes.StringFieldValue;
+import ai.dwell.runtime.rank.UnsupportedFeatureException;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The dynamic summaries of one docsum request: the query's keywords per source field, found once (as proton keeps one
+ * juniper query handle per field and request), and each document's teaser of a field.
+ */
+public final class Teasers {
+
+    private final QueryItem root;
+    private final Map<String, List<String>> highlightTerms;
+    private final Function<String, Set<String>> views;
+    private final Map<String, List<Keyword>> keywords = new HashMap<>();
+
+    /** For the query (null when the request has none) and highlight terms, with each field's views. */
+    public Teasers(QueryItem root, Map<String, List<String>> highlightTerms, Function<String, Set<String>> views) {
+        this.root = root;
+        this.highlightTerms = highlightTerms;
+        this.views = views;
+    }
+
+    /** The teaser of a document's value of the source field, for the summary field of that name. */
+    public String of(String summaryField, String sourceField, FieldValue value) {
+        if ( ! (value instanceof StringFieldValue string))
+            throw new UnsupportedFeatureException("Summary field '" + summaryField + "' (summary: dynamic) of a " + value.getDataType().getName() +
+                                                  " field is not supported by this content engine: only of a string field");
+        List<Keyword> fieldKeywords = keywords.computeIfAbsent(sourceField, field -> TeaserKeywords.of(root, highlightTerms, views.apply(field)));
+        return DynamicTeaser.of(summaryField, string, fieldKeywords);
+    }
+
+}
