@@ -54,7 +54,7 @@ final class Docsums {
                     if (lid < 0) continue;
                     try {
                         SummaryConfig.Classes summaryClass = summaryClass(index, query.summaryClass());
-                        Teasers indexTeasers = teasers.computeIfAbsent(index.name(), name -> new Teasers(query.root(), query.highlightTerms(), index::views));
+                        Teasers indexTeasers = teasers.computeIfAbsent(index.name(), name -> new Teasers(query.root(), query.highlightTerms(), query.flaggedIndexes(), index::views));
                         DocsumWriter.write(entry.setObject("docsum"), index, lid, summaryClass, query.fields(), featureSource(programs, index, query),
                                            indexTeasers, refused::add);
                     }

@@ -8,42 +8,93 @@ import java.util.List;
 
 /**
  * The dynamic summary (summary: dynamic) of a string field, as proton's DynamicTeaserDFW has juniper write it, in the
- * case this engine makes exactly: no keyword of the query for the field matches a word of it. Juniper then
- * writes its prefix fallback (juniper/result.cpp, Result::GetTeaser, dynsum.fallback "prefix", which proton sets):
- * its whole input when that is at most dynsum.length (256) bytes, else its words up to the last one that keeps the
- * text within the length, then the continuation mark U+001E; the input's unit and group separators (U+001F, U+001D)
- * are left out, white space kept (proton's juniper properties). The interlinear annotations stay in, for the
- * container, which shows the annotated text. Where a keyword may match, juniper selects snippets and marks the
- * matches, which is not ported: that is refused, with an error naming the field.
+ * two cases this engine makes exactly:
+ * <ul>
+ * <li>No keyword of the query for the field matches a word of it. Juniper then writes its prefix fallback
+ * (juniper/result.cpp, Result::GetTeaser, dynsum.fallback "prefix", which proton sets): its whole input when that
+ * is at most dynsum.length (256) bytes, else its words up to the last one that keeps the text within the length,
+ * then the continuation mark U+001E.</li>
+ * <li>Some keyword matches, and the input is shorter than the length plus 32 bytes (juniper/sumdesc.cpp: the
+ * SummaryDesc of the complete document, build_fulldoc_desc): the whole input, each token that matches a keyword
+ * between two highlight marks (U+001F, proton's highlight_on and highlight_off), an annotated word as a whole.</li>
+ * </ul>
+ * In both, the input's unit and group separators (U+001F, U+001D) are left out and white space is kept (proton's
+ * juniper properties); the interlinear annotations stay in, for the container, which shows the annotated text and
+ * turns the marks into &lt;hi&gt;, &lt;/hi&gt; and &lt;sep /&gt;. Refused, with an error naming the field: a longer
+ * input with a match (juniper selects snippets around the best matches, not ported), a query with a phrase on the
+ * field (juniper then marks only complete matches), terms flagged not to be highlighted or as special tokens, and
+ * words or keywords this engine cannot match as juniper does (see {@link Keyword}).
  */
 public final class DynamicTeaser {
 
     /** juniperrc's length: the summary's length in bytes. */
     static final int LENGTH = 256;
+    /** juniper's MIN_CONTINUATION (sumdesc.h): an input shorter than LENGTH + 4 times this is shown whole. */
+    static final int MIN_CONTINUATION = 8;
     static final char CONTINUATION = '\u001E';
+    static final char HIGHLIGHT = '\u001F';
 
     private DynamicTeaser() {}
 
-    /** The teaser of the field's value for the keywords the query has for this field. */
-    public static String of(String fieldName, StringFieldValue value, List<Keyword> keywords) {
+    /** The teaser of the field's value for the query the field has. */
+    static String of(String fieldName, StringFieldValue value, TeaserKeywords.FieldQuery query) {
         String input = JuniperInput.of(value);
         JuniperTokenizer tokenizer = new JuniperTokenizer(input);
         List<JuniperTokenizer.Token> tokens = tokenizer.tokens();
-        if ( ! keywords.isEmpty() && anyMatch(tokenizer.codePoints(), tokens, keywords))
-            throw new UnsupportedFeatureException("Summary field '" + fieldName + "' (summary: dynamic): the query has terms that match " +
-                                                  "the field, and juniper's snippets with the matches marked are not supported by this content engine");
-        return prefixFallback(fieldName, input, tokenizer.codePoints(), tokens);
+        boolean[] matched = new boolean[tokens.size()];
+        boolean anyMatch = false;
+        for (int t = 0; t < tokens.size(); t++) {
+            Keyword.Match match = match(tokenizer.codePoints(), tokens.get(t), query.keywords());
+            if (match == Keyword.Match.UNKNOWN)
+                throw refused(fieldName, "the query has terms this content engine cannot match to the field's words as juniper does");
+            matched[t] = match == Keyword.Match.YES;
+            anyMatch |= matched[t];
+        }
+        if ( ! anyMatch) return prefixFallback(fieldName, input, tokenizer.codePoints(), tokens);
+        if (query.phrase()) throw refused(fieldName, "a phrase on the field (juniper marks its complete matches only) is not supported");
+        if (query.flagged()) throw refused(fieldName, "terms flagged not to be highlighted, or special tokens, are not supported");
+        if (input.getBytes(StandardCharsets.UTF_8).length >= LENGTH + 4 * MIN_CONTINUATION)
+            throw refused(fieldName, "the query matches the field, whose text is longer than juniper shows whole; juniper's snippet selection is not supported");
+        return highlighted(tokenizer.codePoints(), tokens, matched);
     }
 
     /** The teaser of a field with no keyword of the query: juniper's prefix fallback. */
-    public static String of(String fieldName, StringFieldValue value) { return of(fieldName, value, List.of()); }
+    public static String of(String fieldName, StringFieldValue value) {
+        return of(fieldName, value, new TeaserKeywords.FieldQuery(List.of(), false, false));
+    }
 
-    private static boolean anyMatch(int[] codePoints, List<JuniperTokenizer.Token> tokens, List<Keyword> keywords) {
-        for (JuniperTokenizer.Token token : tokens)
-            for (String word : words(codePoints, token))
-                for (Keyword keyword : keywords)
-                    if (keyword.couldMatch(word, token.exact())) return true;
-        return false;
+    private static UnsupportedFeatureException refused(String fieldName, String why) {
+        return new UnsupportedFeatureException("Summary field '" + fieldName + "' (summary: dynamic): " + why + " by this content engine");
+    }
+
+    /** YES if a keyword matches a word of the token, else UNKNOWN if one may, else NO. */
+    private static Keyword.Match match(int[] codePoints, JuniperTokenizer.Token token, List<Keyword> keywords) {
+        Keyword.Match result = Keyword.Match.NO;
+        for (String word : words(codePoints, token)) {
+            for (Keyword keyword : keywords) {
+                Keyword.Match match = keyword.match(word, token.exact());
+                if (match == Keyword.Match.YES) return match;
+                if (match == Keyword.Match.UNKNOWN) result = match;
+            }
+        }
+        return result;
+    }
+
+    /** The whole input with the matched tokens between highlight marks (sumdesc.cpp, get_summary of the full document). */
+    private static String highlighted(int[] codePoints, List<JuniperTokenizer.Token> tokens, boolean[] matched) {
+        StringBuilder text = new StringBuilder();
+        int pos = 0;
+        for (int t = 0; t < tokens.size(); t++) {
+            if ( ! matched[t]) continue;
+            JuniperTokenizer.Token token = tokens.get(t);
+            append(text, codePoints, pos, token.start());
+            text.append(HIGHLIGHT);
+            append(text, codePoints, token.start(), token.end());
+            text.append(HIGHLIGHT);
+            pos = token.end();
+        }
+        append(text, codePoints, pos, codePoints.length);
+        return text.toString();
     }
 
     /**

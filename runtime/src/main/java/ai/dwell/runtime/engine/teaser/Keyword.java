@@ -4,32 +4,39 @@ import java.text.Normalizer;
 import java.util.Locale;
 
 /**
- * A query keyword juniper looks for in a field, and whether a word of the field could match it. For words
- * and keywords of ASCII letters and digits this is juniper's rule exactly (juniper/matchobject.cpp,
- * match_iterator::first): the word starts with the keyword, and is no longer than it unless the keyword is a
- * prefix term (prefix and substring items), or longer than stem_min_length (5) and then by at most
- * stem_max_extend (3) characters. Anything else (other characters, whose folding is vespalib's own,
- * wildcards) is answered "could match" more widely than juniper would, never less.
+ * A query keyword juniper looks for in a field, and whether it matches a word of the field. For a keyword of
+ * lowercase ASCII letters and digits and a word of ASCII this is juniper's rule exactly (juniper/matchobject.cpp,
+ * match_iterator::first; the keyword is compared as given, the word as folded, which for ASCII is lowercased): the
+ * word starts with the keyword, and is no longer than it unless the keyword is a prefix term (prefix and
+ * substring items), or longer than stem_min_length (5) and then by at most stem_max_extend (3) characters. Anything
+ * else (other characters, whose folding is vespalib's own; wildcards) is {@link Match#UNKNOWN} where it could match.
  */
 record Keyword(String text, boolean prefix) {
 
     static final int STEM_MIN_LENGTH = 5;
     static final int STEM_MAX_EXTEND = 3;
 
-    /** Whether juniper could match this keyword to the word (a plain token, or one term of an annotation). */
-    boolean couldMatch(String word, boolean exactBounds) {
-        String k = fold(text);
-        String w = fold(word);
-        if (k.isEmpty() || w.isEmpty()) return false;
-        if (k.indexOf('*') >= 0 || k.indexOf('?') >= 0) return true; // wildcard terms: not modelled
-        if ( ! ascii(k) || ! ascii(w)) return true; // a letter folded here as vespalib may not
-        if ( ! exactBounds) return w.contains(k);
-        if (w.length() < k.length()) return false;
+    enum Match { YES, NO, UNKNOWN }
+
+    /** Whether juniper matches this keyword to the word (a plain token, or one term of an annotation). */
+    Match match(String word, boolean exactBounds) {
+        if (text.isEmpty() || word.isEmpty()) return Match.NO;
+        if (text.indexOf('*') >= 0 || text.indexOf('?') >= 0) return Match.UNKNOWN; // wildcard terms: not modelled
+        if ( ! lowercaseAscii(text) || ! ascii(word) || ! exactBounds)
+            return couldMatch(fold(text), fold(word), exactBounds) ? Match.UNKNOWN : Match.NO;
+        String w = word.toLowerCase(Locale.ROOT);
+        if (w.length() < text.length()) return Match.NO;
         if ( ! prefix) {
-            int extend = k.length() <= STEM_MIN_LENGTH ? 0 : STEM_MAX_EXTEND;
-            if (w.length() > k.length() + extend) return false;
+            int extend = text.length() <= STEM_MIN_LENGTH ? 0 : STEM_MAX_EXTEND;
+            if (w.length() > text.length() + extend) return Match.NO;
         }
-        return w.startsWith(k);
+        return w.startsWith(text) ? Match.YES : Match.NO;
+    }
+
+    /** A superset of juniper's matches where this cannot decide exactly. */
+    private static boolean couldMatch(String k, String w, boolean exactBounds) {
+        if ( ! ascii(k) || ! ascii(w)) return true; // a letter folded here as vespalib may not
+        return exactBounds ? w.startsWith(k) : w.contains(k);
     }
 
     /**
@@ -46,6 +53,14 @@ record Keyword(String text, boolean prefix) {
 
     static boolean ascii(String s) {
         for (int i = 0; i < s.length(); i++) if (s.charAt(i) >= 128) return false;
+        return true;
+    }
+
+    private static boolean lowercaseAscii(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c >= 128 || (c >= 'A' && c <= 'Z')) return false;
+        }
         return true;
     }
 

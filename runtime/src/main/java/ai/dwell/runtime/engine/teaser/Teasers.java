@@ -20,12 +20,17 @@ public final class Teasers {
     private final QueryItem root;
     private final Map<String, List<String>> highlightTerms;
     private final Function<String, Set<String>> views;
-    private final Map<String, List<Keyword>> keywords = new HashMap<>();
+    private final Set<String> flaggedIndexes;
+    private final Map<String, TeaserKeywords.FieldQuery> queries = new HashMap<>();
 
-    /** For the query (null when the request has none) and highlight terms, with each field's views. */
-    public Teasers(QueryItem root, Map<String, List<String>> highlightTerms, Function<String, Set<String>> views) {
+    /**
+     * For the query (null when the request has none) and highlight terms, with each field's views, and the indexes of
+     * the query's terms flagged not to be highlighted or as special tokens.
+     */
+    public Teasers(QueryItem root, Map<String, List<String>> highlightTerms, Set<String> flaggedIndexes, Function<String, Set<String>> views) {
         this.root = root;
         this.highlightTerms = highlightTerms;
+        this.flaggedIndexes = flaggedIndexes;
         this.views = views;
     }
 
@@ -34,8 +39,8 @@ public final class Teasers {
         if ( ! (value instanceof StringFieldValue string))
             throw new UnsupportedFeatureException("Summary field '" + summaryField + "' (summary: dynamic) of a " + value.getDataType().getName() +
                                                   " field is not supported by this content engine: only of a string field");
-        List<Keyword> fieldKeywords = keywords.computeIfAbsent(sourceField, field -> TeaserKeywords.of(root, highlightTerms, views.apply(field)));
-        return DynamicTeaser.of(summaryField, string, fieldKeywords);
+        TeaserKeywords.FieldQuery query = queries.computeIfAbsent(sourceField, field -> TeaserKeywords.of(root, highlightTerms, flaggedIndexes, views.apply(field)));
+        return DynamicTeaser.of(summaryField, string, query);
     }
 
 }
