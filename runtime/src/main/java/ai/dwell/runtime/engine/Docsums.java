@@ -54,7 +54,9 @@ final class Docsums {
                     if (lid < 0) continue;
                     try {
                         SummaryConfig.Classes summaryClass = summaryClass(index, query.summaryClass());
-                        Teasers indexTeasers = teasers.computeIfAbsent(index.name(), name -> new Teasers(query.root(), query.highlightTerms(), query.flaggedIndexes(), index::views));
+                        Teasers indexTeasers = teasers.computeIfAbsent(index.name(), name -> new Teasers(query.root(), query.highlightTerms(), query.flaggedIndexes(), index::views,
+                                                                                                         field -> index.index(field).isPresent(),
+                                                                                                         index.schema().juniperrc()));
                         DocsumWriter.write(entry.setObject("docsum"), index, lid, summaryClass, query.fields(), featureSource(programs, index, query),
                                            indexTeasers, refused::add);
                     }

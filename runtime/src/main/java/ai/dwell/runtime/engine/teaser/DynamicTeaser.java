@@ -11,9 +11,9 @@ import java.util.List;
  * two cases this engine makes exactly:
  * <ul>
  * <li>No keyword of the query for the field matches a word of it. Juniper then writes its prefix fallback
- * (juniper/result.cpp, Result::GetTeaser, dynsum.fallback "prefix", which proton sets): its whole input when that
- * is at most dynsum.length (256) bytes, else its words up to the last one that keeps the text within the length,
- * then the continuation mark U+001E.</li>
+ * (juniper/result.cpp, Result::GetTeaser, dynsum.fallback "prefix", juniperrc's prefix): its whole input when that
+ * is at most dynsum.length (juniperrc's length, 256 unless a bolding field's override) bytes, else its words up to the
+ * last one that keeps the text within the length, then the continuation mark U+001E; without prefix, nothing.</li>
  * <li>Some keyword matches, and the input is shorter than the length plus 32 bytes (juniper/sumdesc.cpp: the
  * SummaryDesc of the complete document, build_fulldoc_desc): the whole input, each token that matches a keyword
  * between two highlight marks (U+001F, proton's highlight_on and highlight_off), an annotated word as a whole.</li>
@@ -27,9 +27,7 @@ import java.util.List;
  */
 public final class DynamicTeaser {
 
-    /** juniperrc's length: the summary's length in bytes. */
-    static final int LENGTH = 256;
-    /** juniper's MIN_CONTINUATION (sumdesc.h): an input shorter than LENGTH + 4 times this is shown whole. */
+    /** juniper's MIN_CONTINUATION (sumdesc.h): an input shorter than the length + 4 times this is shown whole. */
     static final int MIN_CONTINUATION = 8;
     static final char CONTINUATION = '\u001E';
     static final char HIGHLIGHT = '\u001F';
@@ -37,42 +35,38 @@ public final class DynamicTeaser {
     private DynamicTeaser() {}
 
     /** The teaser of the field's value for the query the field has. */
-    static String of(String fieldName, StringFieldValue value, TeaserKeywords.FieldQuery query) {
+    static String of(String fieldName, StringFieldValue value, TeaserKeywords.FieldQuery query, JuniperSettings settings) {
         String input = JuniperInput.of(value);
         JuniperTokenizer tokenizer = new JuniperTokenizer(input);
         List<JuniperTokenizer.Token> tokens = tokenizer.tokens();
         boolean[] matched = new boolean[tokens.size()];
         boolean anyMatch = false;
         for (int t = 0; t < tokens.size(); t++) {
-            Keyword.Match match = match(tokenizer.codePoints(), tokens.get(t), query.keywords());
+            Keyword.Match match = match(tokenizer.codePoints(), tokens.get(t), query.keywords(), settings);
             if (match == Keyword.Match.UNKNOWN)
                 throw refused(fieldName, "the query has terms this content engine cannot match to the field's words as juniper does");
             matched[t] = match == Keyword.Match.YES;
             anyMatch |= matched[t];
         }
-        if ( ! anyMatch) return prefixFallback(fieldName, input, tokenizer.codePoints(), tokens);
+        if ( ! anyMatch) return settings.prefix() ? prefixFallback(fieldName, input, tokenizer.codePoints(), tokens, settings.length()) : "";
         if (query.phrase()) throw refused(fieldName, "a phrase on the field (juniper marks its complete matches only) is not supported");
         if (query.flagged()) throw refused(fieldName, "terms flagged not to be highlighted, or special tokens, are not supported");
-        if (input.getBytes(StandardCharsets.UTF_8).length >= LENGTH + 4 * MIN_CONTINUATION)
+        if (input.getBytes(StandardCharsets.UTF_8).length >= (long) settings.length() + 4 * MIN_CONTINUATION)
             throw refused(fieldName, "the query matches the field, whose text is longer than juniper shows whole; juniper's snippet selection is not supported");
         return highlighted(tokenizer.codePoints(), tokens, matched);
     }
 
-    /** The teaser of a field with no keyword of the query: juniper's prefix fallback. */
-    public static String of(String fieldName, StringFieldValue value) {
-        return of(fieldName, value, new TeaserKeywords.FieldQuery(List.of(), false, false));
-    }
 
     private static UnsupportedFeatureException refused(String fieldName, String why) {
         return new UnsupportedFeatureException("Summary field '" + fieldName + "' (summary: dynamic): " + why + " by this content engine");
     }
 
     /** YES if a keyword matches a word of the token, else UNKNOWN if one may, else NO. */
-    private static Keyword.Match match(int[] codePoints, JuniperTokenizer.Token token, List<Keyword> keywords) {
+    private static Keyword.Match match(int[] codePoints, JuniperTokenizer.Token token, List<Keyword> keywords, JuniperSettings settings) {
         Keyword.Match result = Keyword.Match.NO;
         for (String word : words(codePoints, token)) {
             for (Keyword keyword : keywords) {
-                Keyword.Match match = keyword.match(word, token.exact());
+                Keyword.Match match = keyword.match(word, token.exact(), settings.stemMinLength(), settings.stemMaxExtend());
                 if (match == Keyword.Match.YES) return match;
                 if (match == Keyword.Match.UNKNOWN) result = match;
             }
@@ -113,9 +107,9 @@ public final class DynamicTeaser {
     }
 
     /** Juniper's prefix fallback of its input. */
-    static String prefixFallback(String fieldName, String input, int[] codePoints, List<JuniperTokenizer.Token> tokens) {
+    static String prefixFallback(String fieldName, String input, int[] codePoints, List<JuniperTokenizer.Token> tokens, int length) {
         StringBuilder text = new StringBuilder();
-        if (input.getBytes(StandardCharsets.UTF_8).length <= LENGTH) {
+        if (input.getBytes(StandardCharsets.UTF_8).length <= length) {
             append(text, codePoints, 0, codePoints.length);
             return text.toString();
         }
@@ -124,12 +118,12 @@ public final class DynamicTeaser {
         for (int t = 0; src < codePoints.length; t++) {
             int end = t < tokens.size() ? tokens.get(t).end() : codePoints.length;
             if (t < tokens.size() ? ! tokens.get(t).exact() : unknownIn(codePoints, src, end))
-                throw new UnsupportedFeatureException("Summary field '" + fieldName + "' (summary: dynamic): the text is longer than " + LENGTH +
+                throw new UnsupportedFeatureException("Summary field '" + fieldName + "' (summary: dynamic): the text is longer than " + length +
                                                       " bytes and has characters this content engine cannot split into words as juniper does");
             int oldLength = text.length();
             int added = append(text, codePoints, src, end);
             src = end;
-            if (bytes + added > LENGTH) {
+            if (bytes + added > length) {
                 text.setLength(oldLength);
                 text.append(CONTINUATION);
                 break;

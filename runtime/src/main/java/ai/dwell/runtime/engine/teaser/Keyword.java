@@ -8,18 +8,15 @@ import java.util.Locale;
  * lowercase ASCII letters and digits and a word of ASCII this is juniper's rule exactly (juniper/matchobject.cpp,
  * match_iterator::first; the keyword is compared as given, the word as folded, which for ASCII is lowercased): the
  * word starts with the keyword, and is no longer than it unless the keyword is a prefix term (prefix and
- * substring items), or longer than stem_min_length (5) and then by at most stem_max_extend (3) characters. Anything
+ * substring items), or longer than stem_min_length (juniperrc; 5) and then by at most stem_max_extend (3) characters. Anything
  * else (other characters, whose folding is vespalib's own; wildcards) is {@link Match#UNKNOWN} where it could match.
  */
 record Keyword(String text, boolean prefix) {
 
-    static final int STEM_MIN_LENGTH = 5;
-    static final int STEM_MAX_EXTEND = 3;
-
     enum Match { YES, NO, UNKNOWN }
 
     /** Whether juniper matches this keyword to the word (a plain token, or one term of an annotation). */
-    Match match(String word, boolean exactBounds) {
+    Match match(String word, boolean exactBounds, int stemMinLength, int stemMaxExtend) {
         if (text.isEmpty() || word.isEmpty()) return Match.NO;
         if (text.indexOf('*') >= 0 || text.indexOf('?') >= 0) return Match.UNKNOWN; // wildcard terms: not modelled
         if ( ! lowercaseAscii(text) || ! ascii(word) || ! exactBounds)
@@ -27,7 +24,7 @@ record Keyword(String text, boolean prefix) {
         String w = word.toLowerCase(Locale.ROOT);
         if (w.length() < text.length()) return Match.NO;
         if ( ! prefix) {
-            int extend = text.length() <= STEM_MIN_LENGTH ? 0 : STEM_MAX_EXTEND;
+            int extend = text.length() <= stemMinLength ? 0 : stemMaxExtend;
             if (w.length() > text.length() + extend) return Match.NO;
         }
         return w.startsWith(text) ? Match.YES : Match.NO;

@@ -21,7 +21,7 @@ public class DynamicTeaserTest {
     private static final String HI = "\u001F", DOTS = "\u001E";
 
     private static String teaser(StringFieldValue value, Keyword... keywords) {
-        return DynamicTeaser.of("f", value, new TeaserKeywords.FieldQuery(List.of(keywords), false, false));
+        return DynamicTeaser.of("f", value, new TeaserKeywords.FieldQuery(List.of(keywords), false, false), JuniperSettings.DEFAULTS);
     }
 
     private static Keyword word(String text) { return new Keyword(text, false); }
@@ -77,8 +77,26 @@ public class DynamicTeaserTest {
     @Test
     void aPhraseThatMatchesIsRefused() {
         var query = new TeaserKeywords.FieldQuery(List.of(word("big"), word("buy")), true, false);
-        assertThrows(UnsupportedFeatureException.class, () -> DynamicTeaser.of("f", new StringFieldValue("big buy"), query));
-        assertEquals("nothing here", DynamicTeaser.of("f", new StringFieldValue("nothing here"), query)); // no match: the prefix
+        assertThrows(UnsupportedFeatureException.class, () -> DynamicTeaser.of("f", new StringFieldValue("big buy"), query, JuniperSettings.DEFAULTS));
+        assertEquals("nothing here", DynamicTeaser.of("f", new StringFieldValue("nothing here"), query, JuniperSettings.DEFAULTS)); // no match: the prefix
+    }
+
+    @Test
+    void aBoldingFieldIsShownWholeWithItsMatchesMarked() { // the config model's override for bolding: on (Juniperrc.java): length 64 MiB
+        var settings = JuniperSettings.of(new com.yahoo.vespa.config.search.summary.JuniperrcConfig.Builder()
+                .override(new com.yahoo.vespa.config.search.summary.JuniperrcConfig.Override.Builder()
+                                  .fieldname("f").length(64 * 1024 * 1024).max_matches(1).min_length(8192).surround_max(64 * 1024 * 1024))
+                .build(), "f");
+        String text = "match " + "word ".repeat(60);
+        var query = new TeaserKeywords.FieldQuery(List.of(word("match")), false, false);
+        assertEquals(HI + "match" + HI + " " + "word ".repeat(60), DynamicTeaser.of("f", new StringFieldValue(text), query, settings));
+        assertEquals(text, DynamicTeaser.of("f", new StringFieldValue(text), new TeaserKeywords.FieldQuery(List.of(word("x")), false, false), settings));
+    }
+
+    @Test
+    void withoutPrefixAFieldNotMatchedIsEmpty() { // juniperrc's prefix false: dynsum.fallback none
+        var settings = new JuniperSettings(256, false, 5, 3);
+        assertEquals("", DynamicTeaser.of("f", new StringFieldValue("text"), new TeaserKeywords.FieldQuery(List.of(word("x")), false, false), settings));
     }
 
     @Test
