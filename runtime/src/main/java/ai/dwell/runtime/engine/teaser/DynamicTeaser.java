@@ -48,14 +48,20 @@ public final class DynamicTeaser {
             matched[t] = match == Keyword.Match.YES;
             anyMatch |= matched[t];
         }
+        if (query.flagged() && (anyMatch || mentionsAKeyword(input, query.keywords()))) // a special token is a token of juniper's own
+            throw refused(fieldName, "terms flagged not to be highlighted, or special tokens, are not supported");
         if ( ! anyMatch) return settings.prefix() ? prefixFallback(fieldName, input, tokenizer.codePoints(), tokens, settings.length()) : "";
         if (query.phrase()) throw refused(fieldName, "a phrase on the field (juniper marks its complete matches only) is not supported");
-        if (query.flagged()) throw refused(fieldName, "terms flagged not to be highlighted, or special tokens, are not supported");
         if (input.getBytes(StandardCharsets.UTF_8).length >= (long) settings.length() + 4 * MIN_CONTINUATION)
             throw refused(fieldName, "the query matches the field, whose text is longer than juniper shows whole; juniper's snippet selection is not supported");
         return highlighted(tokenizer.codePoints(), tokens, matched);
     }
 
+
+    private static boolean mentionsAKeyword(String input, List<Keyword> keywords) {
+        String text = input.toLowerCase(java.util.Locale.ROOT);
+        return keywords.stream().anyMatch(keyword -> text.contains(keyword.text().toLowerCase(java.util.Locale.ROOT)));
+    }
 
     private static UnsupportedFeatureException refused(String fieldName, String why) {
         return new UnsupportedFeatureException("Summary field '" + fieldName + "' (summary: dynamic): " + why + " by this content engine");

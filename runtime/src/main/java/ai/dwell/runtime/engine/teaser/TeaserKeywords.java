@@ -14,7 +14,8 @@ import java.util.Set;
  * whose index is one of the field's views (the field and the fieldsets holding it; "" where "default" is one,
  * as QueryTermFilter). Rank and and-not keep only their first child (juniper's X_ONLY_1, applied by its
  * SimplifyStack). Items juniper ignores (in, weightedSet, dotProduct, wand, sameElement, fuzzy, regexp,
- * nearestNeighbor, true, false) give none. A numeric range on a view is refused, as its text is not kept here.
+ * nearestNeighbor, true, false) give none. A numeric range or floating point term on a view is refused, as its text
+ * is not kept here; an integer gives its digits (a negative one without its sign, as SplitFloat).
  */
 final class TeaserKeywords {
 
@@ -59,7 +60,9 @@ final class TeaserKeywords {
         else if (item instanceof QueryItem.AndNot andNot) { if ( ! andNot.children().isEmpty()) visit(andNot.children().get(0)); }
         else if (item instanceof QueryItem.Term term) {
             if ( ! useful(term.index())) return;
-            if (term.type() == QueryItem.TermType.INTEGER || term.type() == QueryItem.TermType.FLOATING_POINT) numberParts(term.word());
+            if (term.type() == QueryItem.TermType.FLOATING_POINT) // the text juniper gets is the engine's rendering of the double, not kept here
+                throw new UnsupportedFeatureException("summary: dynamic with a floating point term on '" + term.index() + "' is not supported by this content engine");
+            if (term.type() == QueryItem.TermType.INTEGER) numberParts(term.word());
             else add(term.word(), false);
         }
         else if (item instanceof QueryItem.Prefix prefix) { if (useful(prefix.index())) add(prefix.prefix(), true); }
@@ -76,11 +79,11 @@ final class TeaserKeywords {
         // other items juniper ignores
     }
 
-    /** A number's parts (juniper splits a float into a phrase of its digit groups): every run of letters and digits. */
+    /** A number's parts (searchlib's SplitFloat: the runs of ASCII letters and digits; several make a phrase). */
     private void numberParts(String number) {
-        String[] parts = number.split("[^\\p{L}\\p{N}]+");
-        if (parts.length > 1) phrase = true;
-        for (String part : parts) add(part, false);
+        List<String> parts = java.util.Arrays.stream(number.split("[^A-Za-z0-9]+")).filter(part -> ! part.isEmpty()).toList();
+        if (parts.size() > 1) phrase = true;
+        parts.forEach(part -> add(part, false));
     }
 
     private void add(String word, boolean prefix) {

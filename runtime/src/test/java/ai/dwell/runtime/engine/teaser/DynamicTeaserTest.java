@@ -100,6 +100,13 @@ public class DynamicTeaserTest {
     }
 
     @Test
+    void specialTokensAndUnhighlightedTermsAreRefusedWhereTheTextHasThem() { // juniper tokenizes special tokens by its registry
+        var flagged = new TeaserKeywords.FieldQuery(List.of(word("c++")), false, true);
+        assertThrows(UnsupportedFeatureException.class, () -> DynamicTeaser.of("f", new StringFieldValue("I like C++ a lot"), flagged, JuniperSettings.DEFAULTS));
+        assertEquals("I like Java", DynamicTeaser.of("f", new StringFieldValue("I like Java"), flagged, JuniperSettings.DEFAULTS));
+    }
+
+    @Test
     void wordsBeyondAsciiThatCouldMatchAreRefused() {
         assertThrows(UnsupportedFeatureException.class, () -> teaser(new StringFieldValue("Søkemotor"), word("sok")));
         assertThrows(UnsupportedFeatureException.class, () -> teaser(new StringFieldValue("straße"), word("strasse")));

@@ -44,6 +44,18 @@ public class TeaserKeywordsTest {
     }
 
     @Test
+    void integersGiveTheirDigitsAndFloatsAreRefused() { // searchlib's SplitFloat: runs of ASCII letters and digits
+        QueryItem negative = new QueryItem.Term("title", "-42", QueryItem.TermType.INTEGER, 100, true);
+        var query = TeaserKeywords.of(negative, Map.of(), Set.of(), Set.of("title"));
+        assertEquals(List.of(new Keyword("42", false)), query.keywords());
+        assertFalse(query.phrase());
+        QueryItem real = new QueryItem.Term("title", "1.5", QueryItem.TermType.FLOATING_POINT, 100, true);
+        org.junit.jupiter.api.Assertions.assertThrows(ai.dwell.runtime.rank.UnsupportedFeatureException.class,
+                                                      () -> TeaserKeywords.of(real, Map.of(), Set.of(), Set.of("title")));
+        assertEquals(List.of(), keywords(real, Set.of("other")));
+    }
+
+    @Test
     void prefixesPhrasesHighlightTermsAndFlags() {
         QueryItem root = new QueryItem.And(List.of(new QueryItem.Prefix("title", "xg", 100, true),
                                                    new QueryItem.Phrase("title", List.of("big", "buy"), 100, true, 0, true)));
