@@ -57,7 +57,6 @@ public final class DynamicTeaser {
         return highlighted(tokenizer.codePoints(), tokens, matched);
     }
 
-
     private static boolean mentionsAKeyword(String input, List<Keyword> keywords) {
         String text = input.toLowerCase(java.util.Locale.ROOT);
         return keywords.stream().anyMatch(keyword -> text.contains(keyword.text().toLowerCase(java.util.Locale.ROOT)));
