@@ -1,6 +1,6 @@
 package ai.dwell.runtime.engine;
 
-import ai.dwell.runtime.format.TensorBytes;
+import ai.dwell.runtime.engine.teaser.Teasers;
 import ai.dwell.runtime.format.TensorBytes;
 import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.DocumentIndex;
@@ -41,11 +41,22 @@ final class DocsumWriter {
         List<RankProgram.OutputFeature> rankFeatures();
     }
 
+    /** Where a field the engine refuses is reported, while the document's other fields are written. */
+    interface FieldErrors {
+        void refused(String message);
+    }
+
+    static void write(Cursor docsum, DocumentIndex index, int lid, SummaryConfig.Classes summaryClass, Set<String> wanted, FeatureSource features) {
+        write(docsum, index, lid, summaryClass, wanted, features, null, message -> { throw new UnsupportedFeatureException(message); });
+    }
+
     /**
      * Writes the summary of one document. Attribute fields come from the attributes; the document, which
      * is kept serialized, is decoded only when a field needs it (documentid, or a field that is no attribute).
+     * A dynamic summary field (command dynamicteaser) is written by the teasers; one they refuse is left out and reported.
      */
-    static void write(Cursor docsum, DocumentIndex index, int lid, SummaryConfig.Classes summaryClass, Set<String> wanted, FeatureSource features) {
+    static void write(Cursor docsum, DocumentIndex index, int lid, SummaryConfig.Classes summaryClass, Set<String> wanted, FeatureSource features,
+                      Teasers teasers, FieldErrors errors) {
         Document document = null;
         for (SummaryConfig.Classes.Fields field : summaryClass.fields()) {
             if ( ! wanted.isEmpty() && ! wanted.contains(field.name())) continue;
@@ -69,6 +80,19 @@ final class DocsumWriter {
                     else {
                         if (document == null) document = index.summaryDocument(lid);
                         writeField(docsum, field.name(), document.getFieldValue(source));
+                    }
+                }
+                case "dynamicteaser" -> {
+                    if (teasers == null) throw new UnsupportedFeatureException("Summary field '" + field.name() + "' (summary: dynamic) needs the query");
+                    String source = field.source().isEmpty() ? field.name() : field.source();
+                    if (document == null) document = index.summaryDocument(lid);
+                    FieldValue value = document.getFieldValue(source);
+                    if (value == null) continue;
+                    try {
+                        docsum.setString(field.name(), teasers.of(field.name(), source, value));
+                    }
+                    catch (UnsupportedFeatureException e) {
+                        errors.refused(e.getMessage());
                     }
                 }
                 default -> throw new UnsupportedFeatureException("Summary field '" + field.name() + "' uses command '" + field.command() + "', which is not supported");

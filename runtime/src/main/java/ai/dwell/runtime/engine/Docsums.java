@@ -1,6 +1,7 @@
 package ai.dwell.runtime.engine;
 
 import ai.dwell.runtime.engine.query.DocsumQuery;
+import ai.dwell.runtime.engine.teaser.Teasers;
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.match.QueryMatcher;
 import ai.dwell.runtime.rank.RankProfile;
@@ -13,10 +14,13 @@ import com.yahoo.slime.Slime;
 import com.yahoo.vespa.config.search.SummaryConfig;
 
 import java.util.BitSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The summaries of the documents a docsum request names, in its order, as binary Slime
@@ -40,6 +44,8 @@ final class Docsums {
         Cursor docsums = root.setArray("docsums");
         Cursor errors = root.setArray("errors");
         Map<String, RankProgramCache.Lease> programs = new LinkedHashMap<>();
+        Map<String, Teasers> teasers = new HashMap<>();
+        Set<String> refused = new LinkedHashSet<>();
         try {
             for (GlobalId gid : query.globalIds()) {
                 Cursor entry = docsums.addObject();
@@ -48,7 +54,11 @@ final class Docsums {
                     if (lid < 0) continue;
                     try {
                         SummaryConfig.Classes summaryClass = summaryClass(index, query.summaryClass());
-                        DocsumWriter.write(entry.setObject("docsum"), index, lid, summaryClass, query.fields(), featureSource(programs, index, query));
+                        Teasers indexTeasers = teasers.computeIfAbsent(index.name(), name -> new Teasers(query.root(), query.highlightTerms(), query.flaggedIndexes(), index::views,
+                                                                                                         field -> index.index(field).isPresent(),
+                                                                                                         index.schema().juniperrc()));
+                        DocsumWriter.write(entry.setObject("docsum"), index, lid, summaryClass, query.fields(), featureSource(programs, index, query),
+                                           indexTeasers, refused::add);
                     }
                     catch (IllegalArgumentException e) {
                         errors.addObject().setString("message", e.getMessage());
@@ -60,6 +70,7 @@ final class Docsums {
         finally {
             programs.values().forEach(RankProgramCache.Lease::close);
         }
+        refused.forEach(message -> errors.addObject().setString("message", message)); // once per request, not per document
         return BinaryFormat.encode(slime);
     }
 

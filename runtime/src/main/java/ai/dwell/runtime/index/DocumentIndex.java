@@ -78,7 +78,8 @@ public final class DocumentIndex {
         this.vectorAttributes = attributes.values().stream()
                                           .filter(attribute -> attribute instanceof TensorAttribute tensor && tensor.keepsCellsInVectorIndex())
                                           .map(attribute -> (TensorAttribute) attribute).toList();
-        this.documents = new SerializedDocuments(types, vectorAttributes.stream().map(Attribute::name).collect(Collectors.toSet()));
+        this.documents = new SerializedDocuments(types, vectorAttributes.stream().map(Attribute::name).collect(Collectors.toSet()),
+                                                 dynamicSummarySources(schema.summary()));
         for (IndexschemaConfig.Indexfield field : schema.indexSchema().indexfield()) {
             if (field.datatype() != IndexschemaConfig.Indexfield.Datatype.STRING)
                 throw new IllegalArgumentException("Index field '" + field.name() + "' of '" + type.getName() + "': only string index fields are supported");
@@ -87,6 +88,15 @@ public final class DocumentIndex {
         }
         for (IndexschemaConfig.Fieldset fieldset : schema.indexSchema().fieldset())
             fieldsets.put(fieldset.name(), fieldset.field().stream().map(IndexschemaConfig.Fieldset.Field::name).toList());
+    }
+
+    /** The fields dynamic summaries are made from: their documents keep the linguistics annotations, which juniper reads. */
+    private static Set<String> dynamicSummarySources(com.yahoo.vespa.config.search.SummaryConfig summary) {
+        Set<String> sources = new java.util.HashSet<>();
+        for (var summaryClass : summary.classes())
+            for (var field : summaryClass.fields())
+                if (field.command().equals("dynamicteaser")) sources.add(field.source().isEmpty() ? field.name() : field.source());
+        return sources;
     }
 
     public String name() { return type.getName(); }
@@ -291,6 +301,17 @@ public final class DocumentIndex {
     /** The fields of a fieldset (the container sends fieldset names such as "default" as the index), or the name itself. */
     public List<String> resolveFields(String indexName) {
         return fieldsets.getOrDefault(indexName, List.of(indexName));
+    }
+
+    /**
+     * The views of a field for juniper (searchsummary's QueryTermFilterFactory): the field and the fieldsets that
+     * hold it, whose terms a dynamic summary of it marks.
+     */
+    public Set<String> views(String field) {
+        Set<String> views = new java.util.LinkedHashSet<>();
+        views.add(field);
+        fieldsets.forEach((name, fields) -> { if (fields.contains(field)) views.add(name); });
+        return views;
     }
 
     /** Writes this index's state (all but imported attributes, which are their targets'), for {@link #readState}. */

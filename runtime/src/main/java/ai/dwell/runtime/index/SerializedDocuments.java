@@ -17,7 +17,8 @@ import java.util.Set;
 /**
  * The documents of one index by local id, kept in Vespa's binary document format for summaries and
  * updates, as proton's document store keeps them serialized. Left out is what the index keeps
- * elsewhere or no longer needs: linguistics span trees (the text index has the terms) and the cells
+ * elsewhere or no longer needs: linguistics span trees (the text index has the terms), except those of the fields
+ * dynamic summaries are made from (juniper reads the annotations, as in proton's document store), and the cells
  * of the fields named as omitted (dense vectors, which their attribute keeps). A live {@code Document}
  * graph per document cost several times its serialized size; a document is decoded only for a
  * summary hit or an update.
@@ -26,12 +27,19 @@ final class SerializedDocuments {
 
     private final DocumentTypeManager types;
     private final Set<String> omitted;
+    private final Set<String> annotated;
     private byte[][] documents = new byte[0][];
     private long bytes = 0;
 
     SerializedDocuments(DocumentTypeManager types, Set<String> omitted) {
+        this(types, omitted, Set.of());
+    }
+
+    /** Keeps the linguistics span trees of the annotated fields. */
+    SerializedDocuments(DocumentTypeManager types, Set<String> omitted, Set<String> annotated) {
         this.types = types;
         this.omitted = Set.copyOf(omitted);
+        this.annotated = Set.copyOf(annotated);
     }
 
     /** Keeps the document (not modified; nothing of it is retained) for the local id. */
@@ -90,7 +98,8 @@ final class SerializedDocuments {
             Map.Entry<Field, FieldValue> field = fields.next();
             if (omitted.contains(field.getKey().getName())) continue;
             FieldValue value = field.getValue();
-            if (value instanceof StringFieldValue string && string.getSpanTreeMap() != null && ! string.getSpanTreeMap().isEmpty())
+            if (value instanceof StringFieldValue string && string.getSpanTreeMap() != null && ! string.getSpanTreeMap().isEmpty()
+                && ! annotated.contains(field.getKey().getName()))
                 value = new StringFieldValue(string.getString());
             kept.setFieldValue(field.getKey(), value);
         }

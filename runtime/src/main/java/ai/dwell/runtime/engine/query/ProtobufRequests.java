@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The engine's edge: translates search and docsum requests of proton's protocol into {@link SearchQuery} and
@@ -36,7 +37,35 @@ public final class ProtobufRequests {
         for (ByteString rawGid : request.getGlobalIdsList()) globalIds.add(new GlobalId(rawGid.toByteArray()));
         return new DocsumQuery(request.getDocumentType(), profile(request.getRankProfile()), request.getSummaryClass(),
                                new HashSet<>(request.getFieldsList()), globalIds,
-                               ProtobufQueryTree.translate(request.getQueryTree()), properties(request), request.getDumpFeatures());
+                               ProtobufQueryTree.translate(request.getQueryTree()), properties(request), request.getDumpFeatures(),
+                               highlightTerms(request.getHighlightTermsList()), flaggedIndexes(request.getQueryTree()));
+    }
+
+    /** The indexes of the terms in the tree that are flagged not to be highlighted, or as special tokens. */
+    static Set<String> flaggedIndexes(com.google.protobuf.MessageOrBuilder message) {
+        Set<String> indexes = new HashSet<>();
+        collectFlagged(message, indexes);
+        return indexes;
+    }
+
+    private static void collectFlagged(com.google.protobuf.MessageOrBuilder message, Set<String> indexes) {
+        if (message instanceof SearchProtocol.TermItemProperties properties) {
+            if (properties.getDoNotHighlight() || properties.getIsSpecialToken()) indexes.add(properties.getIndex());
+            return;
+        }
+        for (var field : message.getAllFields().entrySet()) {
+            if (field.getKey().getJavaType() != com.google.protobuf.Descriptors.FieldDescriptor.JavaType.MESSAGE) continue;
+            if (field.getValue() instanceof List<?> list) list.forEach(element -> collectFlagged((com.google.protobuf.MessageOrBuilder) element, indexes));
+            else collectFlagged((com.google.protobuf.MessageOrBuilder) field.getValue(), indexes);
+        }
+    }
+
+    /** The highlight terms of a docsum request: per index, its terms. */
+    static Map<String, List<String>> highlightTerms(List<SearchProtocol.StringProperty> properties) {
+        Map<String, List<String>> terms = new LinkedHashMap<>();
+        for (var property : properties)
+            terms.computeIfAbsent(property.getName(), k -> new ArrayList<>()).addAll(property.getValuesList());
+        return terms;
     }
 
     /** The rank properties and feature overrides of a search request; an override replaces a property of the same name. */

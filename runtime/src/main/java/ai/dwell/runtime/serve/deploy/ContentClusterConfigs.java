@@ -62,7 +62,8 @@ public final class ContentClusterConfigs {
                                                   model.getConfig(ImportedFieldsConfig.class, id),
                                                   model.getConfig(RankingConstantsConfig.class, id),
                                                   model.getConfig(OnnxModelsConfig.class, id),
-                                                  model.getConfig(RankingExpressionsConfig.class, id)));
+                                                  model.getConfig(RankingExpressionsConfig.class, id),
+                                                  model.getConfig(com.yahoo.vespa.config.search.summary.JuniperrcConfig.class, id)));
             if (cluster.isGloballyDistributed(type)) global.add(schema);
         }
         var keys = cluster.getRootGroup().recursiveGetNodes().stream().map(StorageNode::getDistributionKey).sorted().toList();

@@ -1,0 +1,116 @@
+package ai.dwell.runtime.engine.teaser;
+
+import ai.dwell.runtime.rank.UnsupportedFeatureException;
+import com.yahoo.document.datatypes.StringFieldValue;
+import org.junit.jupiter.api.Test;
+
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Dynamic teasers against juniper's own expectations: searchsummary/src/tests/juniper/matchobjectTest.cpp
+ * (testMatchAnnotated, testMatch), the documentation of juniperrc.def (stem_min_length, stem_max_extend,
+ * prefix, length), with proton's markers (highlight U+001F, continuation U+001E) in place of the test's &lt;b&gt;.
+ */
+public class DynamicTeaserTest {
+
+    private static final String HI = "\u001F", DOTS = "\u001E";
+
+    private static String teaser(StringFieldValue value, Keyword... keywords) {
+        return DynamicTeaser.of("f", value, new TeaserKeywords.FieldQuery(List.of(keywords), false, false), JuniperSettings.DEFAULTS);
+    }
+
+    private static Keyword word(String text) { return new Keyword(text, false); }
+
+    @Test
+    void annotatedMatchIsMarkedWhole() { // matchobjectTest.cpp, testMatchAnnotated: AND(big,buy)
+        String text = "A big and ugly teaser about buying stuff";
+        StringFieldValue value = new Annotated(text).term(text.indexOf("buying"), 6, "buy").value();
+        assertEquals("A " + HI + "big" + HI + " and ugly teaser about " + HI + "\uFFF9buying\uFFFAbuy\uFFFB" + HI + " stuff",
+                     teaser(value, word("big"), word("buy")));
+    }
+
+    @Test
+    void keywordsLongerThanStemMinLengthMatchWordsUpToThreeLonger() { // juniperrc.def; testMatch: junipe and juniper match junipers
+        assertEquals(HI + "junipers" + HI + " grow", teaser(new StringFieldValue("junipers grow"), word("junipe")));
+        assertEquals(HI + "junipers" + HI + " grow", teaser(new StringFieldValue("junipers grow"), word("juniper")));
+        assertEquals(HI + "keywordabc" + HI + " keywordabcd", teaser(new StringFieldValue("keywordabc keywordabcd"), word("keyword")));
+        assertEquals("small " + HI + "smallest" + HI, teaser(new StringFieldValue("small smallest"), new Keyword("smalles", false)));
+        assertEquals(HI + "small" + HI + " smaller", teaser(new StringFieldValue("small smaller"), word("small"))); // 5: exact only
+        assertEquals(HI + "small" + HI + " " + HI + "smaller" + HI, teaser(new StringFieldValue("small smaller"), new Keyword("small", true))); // a prefix term
+    }
+
+    @Test
+    void noMatchGivesThePrefixOfTheText() { // juniperrc.def: prefix true, the prefix when the query does not hit the field
+        String text = "Ranking with XGBoost Models";
+        StringFieldValue value = new Annotated(text).term(0, 7, "rank").term(8, 4).term(13, 7, "xgboost").term(21, 6, "model").value();
+        String expected = "\uFFF9Ranking\uFFFArank\uFFFB with \uFFF9XGBoost\uFFFAxgboost\uFFFB \uFFF9Models\uFFFAmodel\uFFFB";
+        assertEquals(expected, teaser(value, word("xgb")));
+        assertEquals(expected, teaser(value));
+    }
+
+    @Test
+    void aLongTextWithoutMatchIsCutAfterTheLastWordWithinTheLength() {
+        String[] words = new String[60];
+        Arrays.fill(words, "abcd");
+        String text = String.join(" ", words); // 299 bytes: words of 4 bytes, each after the first with its space 5
+        String[] kept = Arrays.copyOf(words, 51); // 4 + 50 * 5 = 254 bytes; a 52nd word would make 259 > 256
+        assertEquals(String.join(" ", kept) + DOTS, teaser(new StringFieldValue(text), word("xyz")));
+    }
+
+    @Test
+    void whiteSpaceIsKept() {
+        assertEquals("a  b\tc\n d", teaser(new StringFieldValue("a  b\tc\n d")));
+    }
+
+    @Test
+    void aMatchInALongTextIsRefused() {
+        String text = "match " + "word ".repeat(60);
+        var e = assertThrows(UnsupportedFeatureException.class, () -> teaser(new StringFieldValue(text), word("match")));
+        assertTrue(e.getMessage().contains("Summary field 'f'") && e.getMessage().contains("snippet"), e.getMessage());
+    }
+
+    @Test
+    void aPhraseThatMatchesIsRefused() {
+        var query = new TeaserKeywords.FieldQuery(List.of(word("big"), word("buy")), true, false);
+        assertThrows(UnsupportedFeatureException.class, () -> DynamicTeaser.of("f", new StringFieldValue("big buy"), query, JuniperSettings.DEFAULTS));
+        assertEquals("nothing here", DynamicTeaser.of("f", new StringFieldValue("nothing here"), query, JuniperSettings.DEFAULTS)); // no match: the prefix
+    }
+
+    @Test
+    void aBoldingFieldIsShownWholeWithItsMatchesMarked() { // the config model's override for bolding: on (Juniperrc.java): length 64 MiB
+        var settings = JuniperSettings.of(new com.yahoo.vespa.config.search.summary.JuniperrcConfig.Builder()
+                .override(new com.yahoo.vespa.config.search.summary.JuniperrcConfig.Override.Builder()
+                                  .fieldname("f").length(64 * 1024 * 1024).max_matches(1).min_length(8192).surround_max(64 * 1024 * 1024))
+                .build(), "f");
+        String text = "match " + "word ".repeat(60);
+        var query = new TeaserKeywords.FieldQuery(List.of(word("match")), false, false);
+        assertEquals(HI + "match" + HI + " " + "word ".repeat(60), DynamicTeaser.of("f", new StringFieldValue(text), query, settings));
+        assertEquals(text, DynamicTeaser.of("f", new StringFieldValue(text), new TeaserKeywords.FieldQuery(List.of(word("x")), false, false), settings));
+    }
+
+    @Test
+    void withoutPrefixAFieldNotMatchedIsEmpty() { // juniperrc's prefix false: dynsum.fallback none
+        var settings = new JuniperSettings(256, false, 5, 3);
+        assertEquals("", DynamicTeaser.of("f", new StringFieldValue("text"), new TeaserKeywords.FieldQuery(List.of(word("x")), false, false), settings));
+    }
+
+    @Test
+    void specialTokensAndUnhighlightedTermsAreRefusedWhereTheTextHasThem() { // juniper tokenizes special tokens by its registry
+        var flagged = new TeaserKeywords.FieldQuery(List.of(word("c++")), false, true);
+        assertThrows(UnsupportedFeatureException.class, () -> DynamicTeaser.of("f", new StringFieldValue("I like C++ a lot"), flagged, JuniperSettings.DEFAULTS));
+        assertEquals("I like Java", DynamicTeaser.of("f", new StringFieldValue("I like Java"), flagged, JuniperSettings.DEFAULTS));
+    }
+
+    @Test
+    void wordsBeyondAsciiThatCouldMatchAreRefused() {
+        assertThrows(UnsupportedFeatureException.class, () -> teaser(new StringFieldValue("Søkemotor"), word("sok")));
+        assertThrows(UnsupportedFeatureException.class, () -> teaser(new StringFieldValue("straße"), word("strasse")));
+        assertEquals("Søkemotor x", teaser(new StringFieldValue("Søkemotor x"), word("abc"))); // cannot match: the prefix
+    }
+
+}

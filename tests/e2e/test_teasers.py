@@ -1,0 +1,66 @@
+"""Dynamic summaries (tests/apps/teasers, issue 18): `summary: dynamic` as proton's juniper writes it where this engine
+makes it exactly, and refused by name elsewhere. Expectations from juniper's documented behaviour: a field the query
+does not match shows its beginning (juniperrc's prefix: the words within 256 bytes of juniper's input, then the
+continuation mark, which the container renders <sep />); a field juniper shows whole marks each matching word
+(the container renders <hi>); a gram field's marked gram is recombined by the container's NGramSearcher."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from dwell_client import ROOT, Runtime, search, vespa
+
+from clients import deployed_runtime
+
+APP = ROOT / "tests" / "apps" / "teasers"
+TITLE = "Ranking with XGBoost Models"
+BODY = " ".join(["abcd"] * 60)
+GRAMS_OR_DEFAULT = ('select * from page where ([{"defaultIndex":"default"}]userQuery()) '
+                    'or ([{"defaultIndex":"grams"}]userInput(@query))')
+
+
+@pytest.fixture(scope="module")
+def runtime(tmp_path_factory: pytest.TempPathFactory):
+    tmp = tmp_path_factory.mktemp("dwell-teasers")
+    feed = tmp / "feed.jsonl"
+    pages = {"p1": {"title": TITLE, "body": BODY, "label": "Ranking label"},
+             "p2": {"title": "Learning to rank", "body": "Short body about gradient boosting", "label": "second"},
+             "p3": {"title": "Nothing", "label": "third"}}
+    feed.write_text("".join(json.dumps({"put": f"id:test:page::{name}", "fields": fields}) + "\n" for name, fields in pages.items()))
+    yield from deployed_runtime(tmp / "data", APP, feed)
+
+
+def only_hit(result: dict) -> dict:
+    assert result["root"]["fields"]["totalCount"] == 1, result
+    return result["root"]["children"][0]["fields"]
+
+
+def test_its_own_system_test_passes(runtime: Runtime) -> None:
+    result = vespa("test", str(APP / "tests" / "system-test"), check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_short_field_is_shown_whole_with_its_matches_marked(runtime: Runtime) -> None:
+    hit = only_hit(search(yql='select * from page where userQuery()', query="gradient"))
+    assert hit["body"] == "Short body about <hi>gradient</hi> boosting"
+    assert hit["title"] == "Learning to rank"  # not matched: the whole title, unmarked
+    hit = only_hit(search(yql='select * from page where label contains "third"'))
+    assert hit["title"] == "Nothing" and "body" not in hit  # a document without the field has none
+
+
+def test_a_field_the_query_does_not_match_shows_its_beginning(runtime: Runtime) -> None:
+    hit = only_hit(search(yql=GRAMS_OR_DEFAULT, query="xgb"))
+    assert hit["title"] == TITLE
+    assert hit["body"] == " ".join(["abcd"] * 51) + "<sep />"  # 4 + 50 * 5 = 254 bytes; a 52nd word would pass 256
+    assert hit["gram_title"] == "Ranking with <hi>XGB</hi>oost Models"
+    assert hit["label"] == "Ranking label"
+
+
+def test_a_match_in_a_long_field_is_refused_by_name_and_the_rest_of_the_hit_is_shown(runtime: Runtime) -> None:
+    result = search(yql='select * from page where body contains "abcd"')
+    hit = only_hit(result)
+    assert "body" not in hit
+    assert hit["title"] == TITLE and hit["label"] == "Ranking label"
+    errors = result["root"].get("errors", [])
+    assert any("Summary field 'body' (summary: dynamic)" in e.get("summary", "") + e.get("message", "") and
+               "snippet" in e.get("summary", "") + e.get("message", "") for e in errors), errors
