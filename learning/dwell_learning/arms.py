@@ -36,8 +36,13 @@ ARMS: dict[str, dict[str, str]] = {
     "network": {},                                                     # the network with all nine features
     "no-read-features": {"--drop-features": "reads,read_time"},        # the network without the two read features
     "baseline+read-time": {"--init": "readtime", "--learner": "fixed"},  # hand-tuned linear, never retrained
+    # the read-time weight of the hand-tuned ranker, set on a seed of its own (experiment readtime-weight, seed 6)
+    "baseline+read-time-0.05": {"--init": "readtime", "--learner": "fixed", "--readtime-weight": "0.05"},
+    "baseline+read-time-0.2": {"--init": "readtime", "--learner": "fixed", "--readtime-weight": "0.2"},
+    "baseline+read-time-0.4": {"--init": "readtime", "--learner": "fixed", "--readtime-weight": "0.4"},
     "rate-0": {"--rate": "0"},
     "rate-0.05": {"--rate": "0.05"},
+    "rate-0.1": {"--rate": "0.1"},
     "rate-0.3": {"--rate": "0.3"},
     "vw-mtr": {"--learner": "vw", "--vw-cb-type": "mtr"},
     "vw-dr": {"--learner": "vw", "--vw-cb-type": "dr"},
@@ -47,8 +52,10 @@ ARMS: dict[str, dict[str, str]] = {
 # Each experiment: its arms (the first is the reference of the paired differences) and what "network" is called.
 EXPERIMENTS: dict[str, dict[str, Any]] = {
     "ablation": {"arms": ["network", "no-read-features", "baseline+read-time"]},
-    "exploration": {"arms": ["rate-0.15", "rate-0", "rate-0.05", "rate-0.3"]},
+    "exploration": {"arms": ["rate-0.15", "rate-0", "rate-0.05", "rate-0.1", "rate-0.3"]},
     "vw": {"arms": ["network", "vw-mtr", "vw-dr", "vw-ips"]},
+    "readtime-weight": {"arms": ["baseline+read-time", "baseline+read-time-0.05", "baseline+read-time-0.2",
+                                 "baseline+read-time-0.4"]},
 }
 ALIAS = {"rate-0.15": "network"}   # the network arm runs at rate 0.15
 

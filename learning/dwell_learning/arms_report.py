@@ -172,9 +172,11 @@ def plot(experiment: str, result: dict[str, Any], path: Path) -> Path:
     means = [first["freshness_share"]["mean"]] + [result["arms"][x]["share"]["mean"] for x in arms]
     los = [first["freshness_share"]["lo"]] + [result["arms"][x]["share"]["lo"] for x in arms]
     his = [first["freshness_share"]["hi"]] + [result["arms"][x]["share"]["hi"] for x in arms]
+    los = [lo if np.isfinite(lo) else m for lo, m in zip(los, means)]   # one seed: no interval
+    his = [hi if np.isfinite(hi) else m for hi, m in zip(his, means)]
     dots = [first["freshness_share"]["per_seed"]] + [result["arms"][x]["share"]["per_seed"] for x in arms]
     xs = np.arange(len(names))
-    a.bar(xs, means, color=["C1"] + [f"C{i}" for i in range(len(arms))], alpha=0.6)
+    a.bar(xs, means, color=["0.6"] + [f"C{i}" for i in range(len(arms))], alpha=0.6)
     a.errorbar(xs, means, yerr=[np.subtract(means, los), np.subtract(his, means)], fmt="none", ecolor="k", capsize=4)
     for x, d in zip(xs, dots):
         a.plot([x] * len(d), d, "k.", ms=4)
