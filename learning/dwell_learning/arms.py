@@ -40,6 +40,10 @@ ARMS: dict[str, dict[str, str]] = {
     "baseline+read-time-0.05": {"--init": "readtime", "--learner": "fixed", "--readtime-weight": "0.05"},
     "baseline+read-time-0.2": {"--init": "readtime", "--learner": "fixed", "--readtime-weight": "0.2"},
     "baseline+read-time-0.4": {"--init": "readtime", "--learner": "fixed", "--readtime-weight": "0.4"},
+    "baseline+read-time-0.8": {"--init": "readtime", "--learner": "fixed", "--readtime-weight": "0.8"},
+    "baseline+read-time-1.6": {"--init": "readtime", "--learner": "fixed", "--readtime-weight": "1.6"},
+    "baseline+read-time-3.2": {"--init": "readtime", "--learner": "fixed", "--readtime-weight": "3.2"},
+    "baseline+read-time-6.4": {"--init": "readtime", "--learner": "fixed", "--readtime-weight": "6.4"},
     "rate-0": {"--rate": "0"},
     "rate-0.05": {"--rate": "0.05"},
     "rate-0.1": {"--rate": "0.1"},
@@ -51,11 +55,19 @@ ARMS: dict[str, dict[str, str]] = {
 
 # Each experiment: its arms (the first is the reference of the paired differences) and what "network" is called.
 EXPERIMENTS: dict[str, dict[str, Any]] = {
-    "ablation": {"arms": ["network", "no-read-features", "baseline+read-time"]},
+    # baseline+read-time: weight 0.1 per second, set by hand before any run; baseline+read-time-1.6: the smallest weight
+    # at the plateau of the readtime-weight experiment (seed 6, not one of the seeds compared)
+    "ablation": {"arms": ["network", "no-read-features", "baseline+read-time", "baseline+read-time-1.6"]},
     "exploration": {"arms": ["rate-0.15", "rate-0", "rate-0.05", "rate-0.1", "rate-0.3"]},
     "vw": {"arms": ["network", "vw-mtr", "vw-dr", "vw-ips"]},
+    # the tuned hand ranker at the five-seed experiment's settings (12 iterations of 1,600 views), against that
+    # experiment's own network runs (learning/results/seeds, same seeds: same corpora and readers); run with
+    # --out learning/results/arms-long -- --iterations 12 --views 1600 --batch 400 --holdout 0
+    "readtime-long": {"arms": ["network (results/seeds)", "baseline+read-time-1.6"],
+                      "external": {"network (results/seeds)": "learning/results/seeds"}},
     "readtime-weight": {"arms": ["baseline+read-time", "baseline+read-time-0.05", "baseline+read-time-0.2",
-                                 "baseline+read-time-0.4"]},
+                                 "baseline+read-time-0.4", "baseline+read-time-0.8", "baseline+read-time-1.6",
+                                 "baseline+read-time-3.2", "baseline+read-time-6.4"]},
 }
 ALIAS = {"rate-0.15": "network"}   # the network arm runs at rate 0.15
 
@@ -158,7 +170,13 @@ def main(argv: list[str] | None = None) -> int:
         common[passed[i]] = passed[i + 1]
     seeds = parse_seeds(args.seeds)
     arms = EXPERIMENTS[args.experiment]["arms"]
-    runs = run_arms(arms, seeds, args.out, args.corpora, args.preset, common, args.jobs)
+    external = EXPERIMENTS[args.experiment].get("external", {})
+    runs = run_arms([a for a in arms if a not in external], seeds, args.out, args.corpora, args.preset, common, args.jobs)
+    from .loop import ROOT
+
+    for arm, where in external.items():   # runs made elsewhere, read as they are
+        for s in seeds:
+            runs[(arm, s)] = ROOT / where / f"seed-{s}"
     if args.run_only:
         return 0
     from .arms_report import write
