@@ -241,7 +241,15 @@ def write(experiment: str, arms: Sequence[str], seeds: Sequence[int], runs: dict
     out.mkdir(parents=True, exist_ok=True)
     result = aggregate(arms, seeds, runs)
     result["settings"] = common
-    result["runs"] = {f"{arm} seed {s}": str(runs[(arm, s)]) for arm in arms for s in seeds}
+    from .loop import ROOT
+
+    def shown(path: Path) -> str:   # relative to the repository where it is inside it
+        try:
+            return str(path.resolve().relative_to(ROOT))
+        except ValueError:
+            return str(path)
+
+    result["runs"] = {f"{arm} seed {s}": shown(runs[(arm, s)]) for arm in arms for s in seeds}
     (out / "summary.json").write_text(json.dumps(result, indent=1) + "\n")
     text = report(experiment, result, common)
     (out / "report.md").write_text(text)
