@@ -35,7 +35,7 @@ from .doubly_robust import dr_values, estimate_from_values, fit_readers, gain_fr
 from .estimators import Logged, estimate, join, snips_difference
 from .export import read_constants
 from .features import baseline_score
-from .network import Weights, forward
+from .network import Weights, forward, linear_weights
 from .service import Corpus, OfflineService, RuntimeService, View, load_corpus, sample_views
 from .simulator import ReaderModel, Readers, counter_updates
 from .train import TrainConfig, random_weights, train
@@ -65,6 +65,13 @@ class LoopConfig:
     export_every_ship: bool = True
     deploy_onnx: bool = True         # runtime iterations: deploy a shipped model's ONNX for neural_onnx
     freshness_alone: bool = True     # a reference arm: freshness in a world of its own (see run)
+    # Ablations and peers (README, "Ablations, exploration sweep and a peer learner"):
+    learner: str = "network"         # network (train.py), fixed (the live model is never retrained) or vw
+    drop_features: str = ""          # comma-separated FEATURE_NAMES every trained candidate must not use
+    readtime_weight: float = 0.1     # --init readtime: the baseline plus this weight (per second) on read_time
+    vw_cb_type: str = "mtr"          # --learner vw: VW's --cb_type (ips, dr, mtr)
+    holdout: float = 0.0             # share of the learned arm's views served greedily (rate 0): a held-out share
+    explored_value_last: int = 3     # the last iterations whose rows carry the exact value of the explored part
 
 
 @dataclass
@@ -121,10 +128,7 @@ def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weight
     the expected dwell of every view, as test_simulator checks against every order of small cases),
     or "linear" (the least-squares fit of q' on the nine features: about the best a ranker of these
     features alone can do). The loop never uses it to decide anything."""
-    from .features import feature_vector
-
-    now = service.now if service.now is not None else corpus.now
-    xs = {a: np.stack([feature_vector(service.signals(c), now) for c in ids]) for a, ids in corpus.by_article.items()}
+    xs = {a: service.features(a) for a in corpus.by_article}
     if weights == "linear":
         x = np.concatenate(list(xs.values()))
         q = np.concatenate([[readers.perceived(a, c) for c in ids] for a, ids in corpus.by_article.items()])
@@ -149,6 +153,81 @@ def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weight
     return float(total)
 
 
+def dropped_features(names: str) -> list[int]:
+    """Indices (in FEATURE_NAMES) of a comma-separated list of feature names."""
+    from .features import FEATURE_NAMES
+
+    out = []
+    for name in filter(None, (n.strip() for n in names.split(","))):
+        if name not in FEATURE_NAMES:
+            raise ValueError(f"unknown feature {name!r}; one of {', '.join(FEATURE_NAMES)}")
+        out.append(FEATURE_NAMES.index(name))
+    return out
+
+
+def readtime_ranker(weight: float) -> dict[str, np.ndarray]:
+    """The hand-written baseline plus `weight` per second of the smoothed read time (features.read_time), a linear
+    ranker of the same nine inputs, served as the network (network.linear_weights)."""
+    from .features import BASELINE_WEIGHTS, FEATURE_NAMES
+
+    w = np.array(BASELINE_WEIGHTS, dtype=np.float64)
+    w[FEATURE_NAMES.index("read_time")] = weight
+    return linear_weights(w)
+
+
+def without(weights: Weights, dropped: list[int]) -> dict[str, np.ndarray]:
+    """The same network with the input weights of the dropped features at 0: it does not read them."""
+    w = {k: np.array(v, dtype=np.float32) for k, v in weights.items()}
+    w["W_0"][dropped, :] = 0.0
+    return w
+
+
+def masked(data: Logged, dropped: list[int]) -> Logged:
+    """The logs with the dropped features' columns at 0 (what a learner that must not use them sees)."""
+    if not dropped:
+        return data
+    features = []
+    for x in data.features:
+        x = np.array(x, dtype=np.float64)
+        x[:, dropped] = 0.0
+        features.append(x)
+    return Logged(features, data.scores, data.order, data.rewards, data.rate, data.temperature, data.propensity,
+                  data.explored, data.articles, data.unjoined)
+
+
+def learn(data: Logged, live: Weights, config: LoopConfig, it: int, dropped: list[int]) -> Weights:
+    """A candidate from the training logs, by config.learner; `live` itself for the fixed learner."""
+    if config.learner == "fixed":
+        return live
+    if config.learner == "vw":
+        from .vw_learner import train_vw
+
+        model = train_vw(masked(data, dropped), config.vw_cb_type, seed=config.seed + it)
+        w = model.weights.copy()
+        w[dropped] = 0.0
+        return linear_weights(w, model.bias)
+    candidate = train(masked(data, dropped), without(live, dropped) if dropped else live,
+                      TrainConfig(objective=config.objective, epochs=config.epochs, seed=config.seed + it,
+                                  temperature=config.temperature))
+    return without(candidate, dropped) if dropped else candidate
+
+
+def explored_value(corpus: Corpus, service: Any, readers: Readers, weights: Weights, candidates: int, hits: int,
+                   temperature: float, rng: np.random.Generator, samples: int = 24) -> float:
+    """Diagnostics only: the expected dwell per view of the Plackett-Luce part of the mixture around `weights`
+    (softmax(score / T) over its best `candidates`, drawn without replacement), articles by popularity: exact per
+    drawn slate (Readers.expected_dwell), Monte Carlo over `samples` Gumbel-top-k slates per article."""
+    total = 0.0
+    for article, share in corpus.popularity.items():
+        ids = corpus.by_article[article]
+        s = forward(weights, service.features(article))
+        top = np.argsort(-s, kind="stable")[:candidates]
+        keys = s[top] / temperature + rng.gumbel(size=(samples, len(top)))
+        orders = np.argsort(-keys, axis=1, kind="stable")[:, :hits]
+        total += share * float(np.mean([readers.expected_dwell(article, [ids[top[i]] for i in o]) for o in orders]))
+    return float(total)
+
+
 def oracle_views(corpus: Corpus, readers: Readers, views: list[View], rng: np.random.Generator) -> list[dict]:
     out = []
     for v in views:
@@ -167,13 +246,17 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
     package = read_constants(ROOT / "application" / "constants")
     live: Weights = package               # version 0: the package constants
     version = 0
-    start = random_weights(config.seed) if config.init == "random" else package
+    if config.init not in ("baseline", "random", "readtime"):
+        raise ValueError(f"unknown init {config.init!r}")
+    if config.learner not in ("network", "fixed", "vw"):
+        raise ValueError(f"unknown learner {config.learner!r}")
+    dropped = dropped_features(config.drop_features)
     targets = [s for s in (service, runtime_service) if s is not None]
     for s in targets:
         if isinstance(s, OfflineService):
             s.set_model(package, 0)
-    if config.init == "random":
-        live, version = start, 1
+    if config.init in ("random", "readtime"):
+        live, version = (random_weights(config.seed) if config.init == "random" else readtime_ranker(config.readtime_weight)), 1
         for s in targets:
             s.set_model(live, version)
     # "freshness alone": the baseline served to readers in an offline replica of its own, which
@@ -196,15 +279,19 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         seconds: dict[str, float] = {"serve": 0.0, "read": 0.0, "update": 0.0}
         logs: dict[str, list[dict]] = {"freshness": [], "learned": []}
         signals: dict[str, dict] = {}
-        dwell: dict[str, list[float]] = {"freshness": [], "learned": [], "oracle": [], "freshness_alone": []}
+        dwell: dict[str, list[float]] = {"freshness": [], "learned": [], "oracle": [], "freshness_alone": [],
+                                         "learned_holdout": [], "learned_served": []}
         explored: dict[str, list[bool]] = {"freshness": [], "learned": []}
         articles = sample_views(corpus, config.views, "x", 0, 1, 1, 1, rng)
         for b in range(0, config.views, config.batch):
             chunk = articles[b: b + config.batch]
             actions: list[dict] = []
+            # the held-out share of the learned arm: views served greedily (rate 0), drawn apart from the readers' rng
+            held = np.random.default_rng([config.seed, it, b, 11]).random(len(chunk)) < config.holdout
             for arm, profile in (("freshness", "freshness"), ("learned", "neural")):
-                views = [View(f"{it}-{arm}-{v.query_id}", v.article, profile, config.rate, config.temperature,
-                              config.candidates, config.hits, v.seed) for v in chunk]
+                views = [View(f"{it}-{arm}-{v.query_id}", v.article, profile,
+                              0.0 if arm == "learned" and h else config.rate, config.temperature,
+                              config.candidates, config.hits, v.seed) for v, h in zip(chunk, held)]
                 t0 = time.time()
                 impressions = svc.serve(views)
                 seconds["serve"] += time.time() - t0
@@ -216,6 +303,8 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
                     actions.append(sig)
                     dwell[arm].append(sig["dwell"])
                     explored[arm].append(imp["explored"])
+                    if arm == "learned" and config.holdout > 0:
+                        dwell["learned_holdout" if imp["rate"] == 0 else "learned_served"].append(sig["dwell"])
                 seconds["read"] += time.time() - t0
                 logs[arm].extend(impressions)
             t0 = time.time()
@@ -245,8 +334,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         readers_fit = None
         if history:
             data = _concat(history[-config.window:])
-            candidate = train(data, live, TrainConfig(objective=config.objective, epochs=config.epochs,
-                                                      seed=config.seed + it, temperature=config.temperature))
+            candidate = learn(data, live, config, it, dropped)
             # The reader model of Cascade-DR: fitted on the training logs, not on the logs it
             # evaluates (cross-fitting).
             readers_fit = fit_readers(data)
@@ -261,7 +349,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         ship = judged.ships and candidate is not live
         learned_dwell = float(np.mean(dwell["learned"]))
         row: dict[str, Any] = {
-            "iteration": it, "mode": mode, "model_version": version,
+            "iteration": it, "mode": mode, "model_version": version, "rate": config.rate,
             # what the join covered: every impression served this iteration, those with a reader signal, those without
             "join": {"impressions": len(logs["freshness"]) + len(logs["learned"]), "joined": len(joined), "unjoined": joined.unjoined},
             "dwell_freshness": float(np.mean(dwell["freshness"])),
@@ -288,7 +376,15 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "true_ceiling": true_value(corpus, service, readers, "ceiling", config.hits),
             "true_linear": true_value(corpus, service, readers, "linear", config.hits),
             "true_candidate": true_value(corpus, service, readers, candidate, config.hits),
+            "learned_holdout": float(np.mean(dwell["learned_holdout"])) if dwell["learned_holdout"] else None,
+            "learned_served": float(np.mean(dwell["learned_served"])) if dwell["learned_served"] else None,
+            "holdout_views": len(dwell["learned_holdout"]),
         }
+        if it >= config.iterations - config.explored_value_last:
+            # the exact expected dwell of the live model's explored part (Plackett-Luce over its candidates), so
+            # that the cost of exploring at rate r is r * (this / true_live - 1), free of the readers' noise
+            row["true_live_pl"] = explored_value(corpus, service, readers, live, config.candidates, config.hits,
+                                                 config.temperature, np.random.default_rng([config.seed, it, 13]))
         if ship:
             version += 1
             live = candidate

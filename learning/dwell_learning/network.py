@@ -69,3 +69,28 @@ def baseline_mimicking_weights(seed: int = 7, noise: float = 0.05) -> dict[str, 
         "W_2": w2.astype(np.float32),
         "b_2": b2.astype(np.float32),
     }
+
+
+# The shift that keeps a linear ranker's unit in ELU's identity part (w·x + LINEAR_SHIFT > 0 for every input the
+# features produce: |w·x| stays far below it for weights of order 1-10 on inputs of order 1-100).
+LINEAR_SHIFT = 4096.0
+
+
+def linear_weights(w: np.ndarray, bias: float = 0.0) -> dict[str, np.ndarray]:
+    """A linear ranker score = w·x + bias as the 9-9-9-1 ELU network (unit 0 carries it, shifted into ELU's linear
+    part and shifted back; every other weight 0), so the runtime ranks with it through rank profile neural like any
+    model. Exact up to float32 weights while w·x + bias > -LINEAR_SHIFT."""
+    w = np.asarray(w, dtype=np.float64)
+    if w.shape != (N_FEATURES,):
+        raise ValueError(f"a linear ranker needs {N_FEATURES} weights, got {w.shape}")
+    w0 = np.zeros((N_FEATURES, HIDDEN1))
+    w0[:, 0] = w
+    b0 = np.zeros(HIDDEN1)
+    b0[0] = bias + LINEAR_SHIFT
+    w1 = np.zeros((HIDDEN1, HIDDEN2))
+    w1[0, 0] = 1.0
+    w2 = np.zeros((HIDDEN2, 1))
+    w2[0, 0] = 1.0
+    return {"W_0": w0.astype(np.float32), "b_0": b0.astype(np.float32), "W_1": w1.astype(np.float32),
+            "b_1": np.zeros(HIDDEN2, np.float32), "W_2": w2.astype(np.float32),
+            "b_2": np.array([-LINEAR_SHIFT], np.float32)}

@@ -135,6 +135,26 @@ class OfflineService:
     model_version: int = 0
     now: float | None = None
     counters: dict[str, dict[str, int]] = field(default_factory=dict)
+    # Each article's feature rows (nn_input of its comments, in corpus order), computed once and kept up to date row
+    # by row as counters change: the same feature_vector values, without recomputing every comment of a view.
+    _features: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    _features_now: float | None = field(default=None, repr=False)
+    _row: dict[str, tuple[str, int]] = field(default_factory=dict, repr=False)
+
+    def features(self, article: str) -> np.ndarray:
+        """The feature rows of the article's comments (corpus order), as feature_vector computes them now. Read-only."""
+        now = self.now if self.now is not None else self.corpus.now
+        if self._features_now != now:
+            self._features, self._features_now = {}, now
+        x = self._features.get(article)
+        if x is None:
+            ids = self.corpus.by_article[article]
+            x = np.stack([feature_vector(self.signals(c), now) for c in ids])
+            x.flags.writeable = False
+            self._features[article] = x
+            if not self._row:
+                self._row = {c: (a, i) for a, cs in self.corpus.by_article.items() for i, c in enumerate(cs)}
+        return x
 
     def signals(self, cid: str) -> CommentSignals:
         c = self.corpus.comments[cid]
@@ -161,7 +181,7 @@ class OfflineService:
         out = []
         for v in views:
             ids = self.corpus.by_article[v.article]
-            x = np.stack([feature_vector(self.signals(c), now) for c in ids])
+            x = self.features(v.article)
             if v.profile == "freshness":
                 s = baseline_score(x)
             else:
@@ -184,6 +204,17 @@ class OfflineService:
             row = self.counters.setdefault(cid, {})
             for name, n in inc.items():
                 row[name] = row.get(name, 0) + n
+        changed: dict[str, list[tuple[int, str]]] = {}
+        for cid in updates:
+            where = self._row.get(cid)
+            if where is not None and where[0] in self._features:
+                changed.setdefault(where[0], []).append((where[1], cid))
+        for article, rows in changed.items():   # a new array: what callers hold stays as it was
+            x = self._features[article].copy()
+            for i, cid in rows:
+                x[i] = feature_vector(self.signals(cid), self._features_now)
+            x.flags.writeable = False
+            self._features[article] = x
         return len(updates)
 
 
