@@ -26,6 +26,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+from textmatch_models import cross  # noqa: E402
 
 
 def minilm(models: Path):
@@ -53,25 +55,7 @@ def encoders(models: Path):
 
 
 def cross_encoder(models: Path):
-    import onnx
-    from onnx import TensorProto, helper
-    inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "sequence"])
-              for n in ("input_ids", "attention_mask", "token_type_ids")]
-    output = helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 1])
-    nodes = [
-        helper.make_node("Mul", ["input_ids", "attention_mask"], ["masked"]),
-        helper.make_node("Add", ["masked", "token_type_ids"], ["mixed"]),
-        helper.make_node("Cast", ["mixed"], ["floats"], to=TensorProto.FLOAT),
-        helper.make_node("ReduceMean", ["floats"], ["mean"], axes=[1], keepdims=1),
-        helper.make_node("Mul", ["mean", "scale"], ["scaled"]),
-        helper.make_node("Tanh", ["scaled"], ["logits"]),
-    ]
-    scale = helper.make_tensor("scale", TensorProto.FLOAT, [1], [1e-4])
-    graph = helper.make_graph(nodes, "title_ranker_stand_in", inputs, [output], initializer=[scale])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    onnx.save(model, str(models / "title_ranker.onnx"))
+    cross(models / "title_ranker.onnx")  # the stand-in cross-encoder tests/apps/textmatch ships
 
 
 def xgboost(models: Path):

@@ -401,7 +401,8 @@ final class ExpressionCompiler {
         TextIndex text = index.index(field).orElseThrow(() -> unsupported("feature '" + feature + "': '" + field + "' is not an index field of '" + index.name() + "'"));
         if (text.isMultiValue()) throw unsupported("feature '" + feature + "': textSimilarity takes a single-value index field, and '" + field + "' is not");
         readsTerms = true;
-        return new TextSimilarityFeature.OutputNode(textSimilarities.computeIfAbsent(field, f -> memo(new TextSimilarityFeature.Computer(f, terms()))), output);
+        TextSimilarityFeature.Computer computer = textSimilarities.computeIfAbsent(field, f -> memo(new TextSimilarityFeature.Computer(f, terms())));
+        return new ScalarNode.OfDocument(lid -> computer.value(lid, output));
     }
 
     /** foreach(terms, variable, feature, condition, operation) (see {@link ForeachNode}). */
@@ -441,7 +442,7 @@ final class ExpressionCompiler {
         FieldMatchFeature.Params params = FieldMatchFeature.Params.of(profile, field);
         readsTerms = true;
         FieldMatchFeature.Computer computer = fieldMatches.computeIfAbsent(field, f -> memo(new FieldMatchFeature.Computer(f, params, terms(), query)));
-        return new FieldMatchFeature.OutputNode(computer, output);
+        return new ScalarNode.OfDocument(lid -> computer.value(lid, output));
     }
 
     /** The profile's native rank settings over this index (checked when first needed). */

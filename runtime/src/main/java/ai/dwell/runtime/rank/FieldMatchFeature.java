@@ -391,19 +391,4 @@ final class FieldMatchFeature {
 
     }
 
-    /** One output of fieldMatch(field). */
-    static final class OutputNode extends ScalarNode {
-
-        private final Computer computer;
-        private final Output output;
-
-        OutputNode(Computer computer, Output output) {
-            this.computer = computer;
-            this.output = output;
-        }
-
-        @Override double number(int lid) { return computer.value(lid, output); }
-
-    }
-
 }

@@ -38,6 +38,13 @@ abstract class ScalarNode extends Node {
         }
     }
 
+    /** A value computed for each document by a function of its local id (e.g. one output of a per-document computation). */
+    static final class OfDocument extends ScalarNode {
+        private final java.util.function.IntToDoubleFunction value;
+        OfDocument(java.util.function.IntToDoubleFunction value) { this.value = value; }
+        @Override double number(int lid) { return value.applyAsDouble(lid); }
+    }
+
     /** A function of one number. */
     static final class Unary extends ScalarNode {
         private final Node argument;
