@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -35,6 +36,16 @@ public class VespaVersionTest {
     void theModelIsBuiltWithThisVespasVersion() throws IOException {
         assertEquals("8.700.24", Vtag.currentVersion.toFullString());
         ModelBuilder.build(app("8.338.38")); // vector-streaming-search's minimum
+    }
+
+    @Test
+    void theServedCopyLeavesTheCheckedMinimumOut(@TempDir Path served) throws IOException {
+        Path source = app("8.338.38");
+        ServedPackage.prepare(source, served.resolve("copy"), 0, ModelBuilder.build(source).model(), "c");
+        String copy = Files.readString(served.resolve("copy").resolve("services.xml"));
+        // Vespa's standalone container (com.yahoo.application.Application) builds its model with version 1.0.0
+        assertFalse(copy.contains("minimum-required-vespa-version"), copy);
+        assertTrue(Files.readString(source.resolve("services.xml")).contains("minimum-required-vespa-version=\"8.338.38\""), "the deployed package is unchanged");
     }
 
     @Test
