@@ -65,8 +65,9 @@ final class DocsumWriter {
                     if (document == null) document = index.summaryDocument(lid);
                     docsum.setString(field.name(), document.getId().toString());
                 }
-                case "summaryfeatures" -> { if (features != null) writeFeatures(docsum.setObject(field.name()), features.summaryFeatures(), lid); }
-                case "matchfeatures" -> { if (features != null) writeFeatures(docsum.setObject(field.name()), features.matchFeatures(), lid); }
+                // a profile without such features gets no field, as proton's SummaryFeaturesDFW writes none (not an empty object)
+                case "summaryfeatures" -> { if (features != null) writeFeaturesIfAny(docsum, field.name(), features.summaryFeatures(), lid); }
+                case "matchfeatures" -> { if (features != null) writeFeaturesIfAny(docsum, field.name(), features.matchFeatures(), lid); }
                 case "rankfeatures" -> {
                     List<RankProgram.OutputFeature> dumped = features == null ? null : features.rankFeatures();
                     if (dumped != null) writeFeatures(docsum.setObject(field.name()), dumped, lid);
@@ -103,6 +104,10 @@ final class DocsumWriter {
     /** Whether the attribute is the only copy of the field's value (the cells of a float vector). */
     private static boolean keptOnlyByAttribute(Attribute attribute) {
         return attribute instanceof TensorAttribute tensor && tensor.keepsCellsInVectorIndex();
+    }
+
+    private static void writeFeaturesIfAny(Cursor docsum, String name, List<RankProgram.OutputFeature> features, int lid) {
+        if ( ! features.isEmpty()) writeFeatures(docsum.setObject(name), features, lid);
     }
 
     static void writeFeatures(Cursor object, List<RankProgram.OutputFeature> features, int lid) {

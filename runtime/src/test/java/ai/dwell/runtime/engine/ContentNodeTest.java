@@ -45,6 +45,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -282,6 +283,7 @@ public class ContentNodeTest {
             Inspector docsum = BinaryFormat.decode(node.getDocsums(request.build()).getSlimeSummaries().toByteArray()).get()
                                            .field("docsums").entry(0).field("docsum");
             assertEquals(idOf(reply.getHits(0).getGlobalId()), docsum.field("comment_id").asString());
+            assertFalse(docsum.field("summaryfeatures").valid(), "no summary features: no field, as proton writes none (was an empty object)");
         }
         assertEquals(compiled, node.rankProgramCounts().get("content.dwell.rank_program.compiled.count").longValue(),
                      "neural has no summary features: its summaries need no rank program (nor the match a compile makes)");

@@ -10,6 +10,7 @@ import com.yahoo.config.model.api.ValidationParameters;
 import com.yahoo.config.model.application.provider.ApplicationPackageXmlFilesValidator;
 import com.yahoo.config.model.application.provider.FilesApplicationPackage;
 import com.yahoo.component.Version;
+import com.yahoo.component.Vtag;
 import com.yahoo.vespa.config.VespaVersion;
 import com.yahoo.config.model.deploy.DeployState;
 import com.yahoo.config.model.deploy.TestProperties;
@@ -52,6 +53,7 @@ public final class ModelBuilder {
                     .modelImporters(List.of(new VespaImporter(), new OnnxImporter(), new XGBoostImporter(), new LightGBMImporter()))
                     .deployLogger((level, message) -> { if (level.intValue() >= Level.INFO.intValue()) log.add(level + ": " + message); })
                     .properties(new TestProperties())
+                    .vespaVersion(Vtag.currentVersion) // as the config server builds it (the builder's default is 1.0.0), for services.xml's minimum-required-vespa-version
                     .build();
             VespaModel model = new VespaModel(new NullConfigModelRegistry(), state);
             List<ConfigChangeAction> actions = new Validation().validate(model,

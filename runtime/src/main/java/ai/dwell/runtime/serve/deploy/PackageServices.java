@@ -37,6 +37,12 @@ public record PackageServices(String containerCluster, int containerPort, List<C
         int port = containerPort(model);
         List<ContentNodeSpec> nodes = new ArrayList<>();
         for (ContentCluster content : model.getContentClusters().values())
+            if (content.getSearch().hasStreaming()) // its writes and visits would fail at feed and query time (500s)
+                throw new InvalidApplicationException("Content cluster '" + content.getName() + "': document type(s) " +
+                                                      content.getSearch().getDocumentTypesWithStreamingCluster().stream()
+                                                             .map(type -> "'" + type.getName() + "'").toList() +
+                                                      " in mode 'streaming': streaming search is not supported by this content engine (mode 'index' is)");
+        for (ContentCluster content : model.getContentClusters().values())
             for (StorageNode node : content.getRootGroup().recursiveGetNodes())
                 nodes.add(new ContentNodeSpec(content.getName(), node.getDistributionKey(), node.getHostName()));
         Set<String> hosts = new LinkedHashSet<>();

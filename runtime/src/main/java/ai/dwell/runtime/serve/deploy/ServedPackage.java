@@ -100,6 +100,12 @@ public final class ServedPackage {
                 SearchAdmission.addTo(container, PackageServices.containerPort(model));
                 changed = true;
             }
+            // the full model, built with this Vespa's version, has checked it; Vespa's standalone container (Application)
+            // builds its model with DeployState's default version, 1.0.0, and would refuse any minimum
+            if (xml.getDocumentElement().hasAttribute("minimum-required-vespa-version")) {
+                xml.getDocumentElement().removeAttribute("minimum-required-vespa-version");
+                changed = true;
+            }
             if ( ! changed) return;
             var transformer = TransformerFactory.newInstance().newTransformer();
             transformer.setOutputProperty(OutputKeys.INDENT, "no");
