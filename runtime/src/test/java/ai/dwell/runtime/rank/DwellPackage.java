@@ -108,6 +108,48 @@ public final class DwellPackage {
         }
     }
 
+    /**
+     * A package of one schema, doc.sd, in one content cluster "texts" of one node (distribution key 0) beside one
+     * container, written under app; its content cluster's configs.
+     */
+    public static ContentClusterConfig oneNodeCluster(Path app, String schema) throws java.io.IOException {
+        Files.createDirectories(app.resolve("schemas"));
+        Files.writeString(app.resolve("services.xml"), """
+                <?xml version="1.0" encoding="utf-8" ?>
+                <services version="1.0">
+                    <container id="default" version="1.0">
+                        <document-api/>
+                        <search/>
+                        <nodes><node hostalias="node1"/></nodes>
+                    </container>
+                    <content id="texts" version="1.0">
+                        <redundancy>1</redundancy>
+                        <documents><document type="doc" mode="index"/></documents>
+                        <nodes><node hostalias="node1" distribution-key="0"/></nodes>
+                    </content>
+                </services>
+                """);
+        Files.writeString(app.resolve("schemas/doc.sd"), schema);
+        return ContentClusterConfigs.from(model(app), "texts", app);
+    }
+
+    /** A string of these words (joined by single spaces), each a term annotation, as linguistics would annotate it. */
+    public static com.yahoo.document.datatypes.StringFieldValue annotated(List<String> words) {
+        var value = new com.yahoo.document.datatypes.StringFieldValue(String.join(" ", words));
+        if (words.isEmpty()) return value;
+        var spans = new com.yahoo.document.annotation.SpanList();
+        var tree = new com.yahoo.document.annotation.SpanTree(com.yahoo.document.annotation.SpanTrees.LINGUISTICS, spans);
+        int from = 0;
+        for (String word : words) {
+            var span = new com.yahoo.document.annotation.Span(from, word.length());
+            spans.add(span);
+            tree.annotate(span, new com.yahoo.document.annotation.Annotation(com.yahoo.document.annotation.AnnotationTypes.TERM));
+            from += word.length() + 1;
+        }
+        value.setSpanTree(tree);
+        return value;
+    }
+
     /** An empty index of the package's comments, with its imports from an empty author index connected. */
     public static DocumentIndex emptyCommentIndex(ContentClusterConfig cluster) {
         DocumentTypeManager types = new DocumentTypeManager(cluster.documentManager());

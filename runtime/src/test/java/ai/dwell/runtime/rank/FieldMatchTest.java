@@ -2,20 +2,12 @@ package ai.dwell.runtime.rank;
 
 import ai.dwell.runtime.engine.ContentNode;
 import ai.dwell.runtime.index.ContentClusterConfig;
-import ai.dwell.runtime.serve.deploy.ContentClusterConfigs;
 import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
 import com.google.protobuf.ByteString;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentType;
 import com.yahoo.document.DocumentTypeManager;
-import com.yahoo.document.annotation.Annotation;
-import com.yahoo.document.annotation.AnnotationTypes;
-import com.yahoo.document.annotation.Span;
-import com.yahoo.document.annotation.SpanList;
-import com.yahoo.document.annotation.SpanTree;
-import com.yahoo.document.annotation.SpanTrees;
-import com.yahoo.document.datatypes.StringFieldValue;
 import com.yahoo.prelude.query.OrItem;
 import com.yahoo.prelude.query.PhraseItem;
 import com.yahoo.prelude.query.WordItem;
@@ -30,7 +22,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -105,22 +96,6 @@ public class FieldMatchTest {
             }
             """.formatted(String.join("\n", OUTPUTS.stream().map(o -> "            fieldMatch(title)." + o).toList()));
 
-    private static final String SERVICES = """
-            <?xml version="1.0" encoding="utf-8" ?>
-            <services version="1.0">
-                <container id="default" version="1.0">
-                    <document-api/>
-                    <search/>
-                    <nodes><node hostalias="node1"/></nodes>
-                </container>
-                <content id="texts" version="1.0">
-                    <redundancy>1</redundancy>
-                    <documents><document type="doc" mode="index"/></documents>
-                    <nodes><node hostalias="node1" distribution-key="0"/></nodes>
-                </content>
-            </services>
-            """;
-
     @TempDir static Path tmp;
     private static ContentClusterConfig cluster;
     private static DocumentType type;
@@ -131,11 +106,7 @@ public class FieldMatchTest {
 
     @BeforeAll
     static void deploy() throws IOException {
-        Path app = tmp.resolve("app");
-        Files.createDirectories(app.resolve("schemas"));
-        Files.writeString(app.resolve("services.xml"), SERVICES);
-        Files.writeString(app.resolve("schemas/doc.sd"), SCHEMA);
-        cluster = ContentClusterConfigs.from(DwellPackage.model(app), "texts", app);
+        cluster = DwellPackage.oneNodeCluster(tmp.resolve("app"), SCHEMA);
         type = new DocumentTypeManager(cluster.documentManager()).getDocumentType("doc");
         node = new ContentNode(cluster, 0);
         Random random = new Random(20);
@@ -144,8 +115,8 @@ public class FieldMatchTest {
             Doc doc = new Doc("d" + i, words(random, length), words(random, 1 + random.nextInt(4)));
             docs.add(doc);
             Document document = new Document(type, new DocumentId("id:test:doc::" + doc.id()));
-            document.setFieldValue("title", annotated(doc.title()));
-            document.setFieldValue("body", annotated(doc.body()));
+            document.setFieldValue("title", DwellPackage.annotated(doc.title()));
+            document.setFieldValue("body", DwellPackage.annotated(doc.body()));
             node.put(document);
         }
     }
@@ -157,21 +128,6 @@ public class FieldMatchTest {
         List<String> words = new ArrayList<>();
         for (int i = 0; i < count; i++) words.add(random.nextInt(3) == 0 ? "z" : WORDS[random.nextInt(WORDS.length)]);
         return words;
-    }
-
-    private static StringFieldValue annotated(List<String> words) {
-        StringFieldValue value = new StringFieldValue(String.join(" ", words));
-        SpanList spans = new SpanList();
-        SpanTree tree = new SpanTree(SpanTrees.LINGUISTICS, spans);
-        int from = 0;
-        for (String word : words) {
-            Span span = new Span(from, word.length());
-            spans.add(span);
-            tree.annotate(span, new Annotation(AnnotationTypes.TERM));
-            from += word.length() + 1;
-        }
-        value.setSpanTree(tree);
-        return value;
     }
 
     @Test
@@ -201,11 +157,7 @@ public class FieldMatchTest {
                     }
                 }
                 """;
-        Path app = dir.resolve("app");
-        Files.createDirectories(app.resolve("schemas"));
-        Files.writeString(app.resolve("services.xml"), SERVICES);
-        Files.writeString(app.resolve("schemas/doc.sd"), schema);
-        List<String> errors = RankSetupVerifier.verify(ContentClusterConfigs.from(DwellPackage.model(app), "texts", app));
+        List<String> errors = RankSetupVerifier.verify(DwellPackage.oneNodeCluster(dir.resolve("app"), schema));
         for (String[] expected : new String[][] { { "limit_without_table", "proximityLimit" }, { "table", "fieldMatch(title).proximityTable" },
                                                    { "over_fields", "foreach over fields" }, { "array_field", "notes" },
                                                    { "no_such_output", "no output 'closeness'" } })

@@ -3,7 +3,6 @@ package ai.dwell.runtime.rank;
 import ai.dwell.runtime.engine.ContentNode;
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.index.DocumentIndex;
-import ai.dwell.runtime.serve.deploy.ContentClusterConfigs;
 import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
 import com.google.protobuf.ByteString;
 import com.yahoo.document.DataType;
@@ -11,12 +10,6 @@ import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentType;
 import com.yahoo.document.DocumentTypeManager;
-import com.yahoo.document.annotation.Annotation;
-import com.yahoo.document.annotation.AnnotationTypes;
-import com.yahoo.document.annotation.Span;
-import com.yahoo.document.annotation.SpanList;
-import com.yahoo.document.annotation.SpanTree;
-import com.yahoo.document.annotation.SpanTrees;
 import com.yahoo.document.datatypes.Array;
 import com.yahoo.document.datatypes.IntegerFieldValue;
 import com.yahoo.document.datatypes.StringFieldValue;
@@ -40,7 +33,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -48,7 +40,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -120,22 +111,6 @@ public class NativeRankTest {
             }
             """;
 
-    private static final String SERVICES = """
-            <?xml version="1.0" encoding="utf-8" ?>
-            <services version="1.0">
-                <container id="default" version="1.0">
-                    <document-api/>
-                    <search/>
-                    <nodes><node hostalias="node1"/></nodes>
-                </container>
-                <content id="texts" version="1.0">
-                    <redundancy>1</redundancy>
-                    <documents><document type="doc" mode="index"/></documents>
-                    <nodes><node hostalias="node1" distribution-key="0"/></nodes>
-                </content>
-            </services>
-            """;
-
     @TempDir static Path tmp;
     private static ContentClusterConfig cluster;
     private static DocumentType type;
@@ -143,15 +118,8 @@ public class NativeRankTest {
 
     @BeforeAll
     static void deploy() throws IOException {
-        cluster = deploy(tmp.resolve("app"), SCHEMA);
+        cluster = DwellPackage.oneNodeCluster(tmp.resolve("app"), SCHEMA);
         type = new DocumentTypeManager(cluster.documentManager()).getDocumentType("doc");
-    }
-
-    private static ContentClusterConfig deploy(Path app, String schema) throws IOException {
-        Files.createDirectories(app.resolve("schemas"));
-        Files.writeString(app.resolve("services.xml"), SERVICES);
-        Files.writeString(app.resolve("schemas/doc.sd"), schema);
-        return ContentClusterConfigs.from(DwellPackage.model(app), "texts", app);
     }
 
     @AfterAll
@@ -180,11 +148,11 @@ public class NativeRankTest {
         nodes.add(node);
         for (Doc doc : docs) {
             Document document = new Document(type, new DocumentId("id:test:doc::" + doc.id()));
-            document.setFieldValue("title", annotated(doc.title()));
-            document.setFieldValue("body", annotated(doc.body()));
-            document.setFieldValue("hidden", annotated(doc.hidden()));
+            document.setFieldValue("title", DwellPackage.annotated(doc.title()));
+            document.setFieldValue("body", DwellPackage.annotated(doc.body()));
+            document.setFieldValue("hidden", DwellPackage.annotated(doc.hidden()));
             Array<StringFieldValue> notes = new Array<>(DataType.getArray(DataType.STRING));
-            for (List<String> element : doc.notes()) notes.add(annotated(element));
+            for (List<String> element : doc.notes()) notes.add(DwellPackage.annotated(element));
             document.setFieldValue("notes", notes);
             WeightedSet<StringFieldValue> tags = new WeightedSet<>(DataType.getWeightedSet(DataType.STRING));
             doc.tags().forEach((tag, weight) -> tags.put(new StringFieldValue(tag), weight));
@@ -196,23 +164,6 @@ public class NativeRankTest {
             node.put(document);
         }
         return node;
-    }
-
-    /** A string of these words, each a term annotation, as linguistics would annotate it. */
-    private static StringFieldValue annotated(List<String> words) {
-        StringFieldValue value = new StringFieldValue(String.join(" ", words));
-        if (words.isEmpty()) return value;
-        SpanList spans = new SpanList();
-        SpanTree tree = new SpanTree(SpanTrees.LINGUISTICS, spans);
-        int from = 0;
-        for (String word : words) {
-            Span span = new Span(from, word.length());
-            spans.add(span);
-            tree.annotate(span, new Annotation(AnnotationTypes.TERM));
-            from += word.length() + 1;
-        }
-        value.setSpanTree(tree);
-        return value;
     }
 
     private static List<String> words(String text) { return text.isEmpty() ? List.of() : List.of(text.split(" ")); }
@@ -435,7 +386,7 @@ public class NativeRankTest {
 
     @Test
     void aProfileWithAnUnusableTableFailsVerificationNamingIt() throws IOException {
-        ContentClusterConfig bad = deploy(tmp.resolve("bad"), SCHEMA.replace("nativeRank.useTableNormalization: false",
+        ContentClusterConfig bad = DwellPackage.oneNodeCluster(tmp.resolve("bad"), SCHEMA.replace("nativeRank.useTableNormalization: false",
                                                                              "nativeProximity.proximityTable.body: \"sigmoid(1,2)\""));
         List<String> errors = RankSetupVerifier.verify(bad);
         assertEquals(1, errors.size(), errors.toString());
