@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from dwell_client import Runtime, search, vespa, wait_for_container
+from dwell_client import search, vespa
+from dwell_client.application import deployed_runtime
 
 SAMPLE_APPS = Path(os.environ["DWELL_SAMPLE_APPS"]) if os.environ.get("DWELL_SAMPLE_APPS") else None
 ALBUMS = SAMPLE_APPS / "album-recommendation" if SAMPLE_APPS else None
@@ -45,15 +46,8 @@ def system_tests(into: Path) -> Path | None:
 def albums(tmp_path_factory: pytest.TempPathFactory):
     work = tmp_path_factory.mktemp("albums")
     app = shutil.copytree(ALBUMS / "app", work / "app")
-    rt = Runtime(work / "data")
-    rt.start()
-    try:
-        deployed = vespa("deploy", "--wait", "300", str(app), check=False)
-        assert deployed.returncode == 0, deployed.stderr + deployed.stdout + rt.log()
-        wait_for_container()
+    for _ in deployed_runtime(work / "data", app):
         yield work
-    finally:
-        rt.stop()
 
 
 # Verified against sample-apps 529d5240 (2026-08-20): both tests pass.

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from dwell_client import ROOT, Runtime, search, vespa, wait_for_container
+from dwell_client import ROOT, search, vespa
+from dwell_client.application import deployed_runtime
 
 SAMPLE_APPS = Path(os.environ["DWELL_SAMPLE_APPS"]) if os.environ.get("DWELL_SAMPLE_APPS") else None
 APP = SAMPLE_APPS / "commerce-product-ranking" / "application" if SAMPLE_APPS else None
@@ -27,15 +28,8 @@ def app(tmp_path_factory: pytest.TempPathFactory):
     work = tmp_path_factory.mktemp("commerce")
     copy = shutil.copytree(APP, work / "application")
     subprocess.run([sys.executable, str(ROOT / "tests" / "sample_apps" / "commerce_product_ranking.py"), str(copy)], check=True)
-    rt = Runtime(work / "data")
-    rt.start()
-    try:
-        deployed = vespa("deploy", "--wait", "300", str(copy), check=False)
-        assert deployed.returncode == 0, deployed.stderr + deployed.stdout + rt.log()
-        wait_for_container()
+    for _ in deployed_runtime(work / "data", copy):
         yield copy
-    finally:
-        rt.stop()
 
 
 def test_its_system_test_passes_with_vespa_test(app: Path) -> None:
