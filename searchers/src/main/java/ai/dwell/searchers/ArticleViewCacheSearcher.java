@@ -9,12 +9,10 @@ import com.yahoo.search.Query;
 import com.yahoo.search.Result;
 import com.yahoo.search.Searcher;
 import com.yahoo.search.result.Coverage;
-import com.yahoo.search.result.ErrorMessage;
 import com.yahoo.search.result.Hit;
 import com.yahoo.search.searchchain.Execution;
 import com.yahoo.search.searchchain.PhaseNames;
 
-import java.util.LinkedHashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -28,8 +26,9 @@ import java.util.function.LongSupplier;
  * on top of the cached window, as they do on a window fresh from the content nodes. A new model version is a new
  * key: a model swap never serves the old model's order. Only whole answers are cached (no error, full coverage,
  * no grouping). A request with cache=false bypasses it; the trace says hit (and the age of what was served), miss
- * or bypass. On a miss the window is filled with the request's summary class and {@code alsoFill}; a searcher
- * above asking a cached window for another summary class gets an error naming it.
+ * or bypass. On a miss the window is filled with the request's summary class only; a class of {@code alsoFill} is
+ * fetched for the whole window the first time a view of it asks (see {@link ArticleWindow}), and a searcher above
+ * asking a cached window for any other summary class gets an error naming it.
  */
 @Provides(ArticleViewCacheSearcher.PHASE)
 @After(ChainPhases.DUPLICATE_COLLAPSE)
@@ -90,9 +89,7 @@ public class ArticleViewCacheSearcher extends Searcher {
             execution.fill(result, summaryClass);
             return;
         }
-        if ( ! window.fill(result, summaryClass))
-            result.hits().addError(ErrorMessage.createIllegalQuery("The article view cache holds no summary class '" + summaryClass +
-                                                                   "': add it to alsoFill in article-view-cache, or pass cache=false"));
+        window.fill(result, summaryClass, execution::fill).ifPresent(result.hits()::addError);
     }
 
     /** Why this view is not served from the cache, or null if it may be. */
@@ -103,23 +100,18 @@ public class ArticleViewCacheSearcher extends Searcher {
         return null;
     }
 
-    /** The window of this result, filled, or empty if it must not be cached. */
+    /** The window of this result, filled with the view's summary class, or empty if it must not be cached. */
     private Optional<ArticleWindow> window(Result result, Query query, Execution execution, long createdNanos) {
         if (result.hits().getError() != null) return Optional.empty();
         Coverage coverage = result.getCoverage(false);
         if (coverage != null && ! coverage.getFull()) return Optional.empty();
-        Set<String> classes = new LinkedHashSet<>();
-        classes.add(query.getPresentation().getSummary());
-        classes.addAll(alsoFill);
-        ArticleWindow.Builder window = new ArticleWindow.Builder(result);
-        for (String summaryClass : classes) {
-            execution.fill(result, summaryClass);
-            if (result.hits().getError() != null) return Optional.empty();
-            for (Hit hit : result.hits())
-                if ( ! hit.isFilled(summaryClass)) return Optional.empty();
-            window.filled(summaryClass);
-        }
-        return Optional.of(window.build(createdNanos));
+        String summaryClass = query.getPresentation().getSummary();
+        ArticleWindow.Builder window = new ArticleWindow.Builder(result, alsoFill);
+        execution.fill(result, summaryClass);
+        if (result.hits().getError() != null) return Optional.empty();
+        for (Hit hit : result.hits())
+            if ( ! hit.isFilled(summaryClass)) return Optional.empty();
+        return Optional.of(window.build(summaryClass, createdNanos));
     }
 
     /** The windows cached now (for tests). */

@@ -227,14 +227,40 @@ public class ArticleViewCacheSearcherTest {
         for (Result view : List.of(missed, cached))
             for (Hit hit : view.hits().asList())
                 assertNull(hit.getField("embedding"), "only the view's own summary class is shown, on a miss as on a hit");
+        assertEquals(0, backend.fills("embedding"), "a miss fetches the view's own summary class only");
         Execution execution = new Execution(new com.yahoo.component.chain.Chain<>(chain), Execution.Context.createContextStub());
         execution.fill(cached, "embedding"); // in alsoFill
         assertNull(cached.hits().getError());
         for (Hit hit : cached.hits().asList())
+            assertEquals(com.yahoo.tensor.Tensor.from("tensor<float>(x[2]):[1, 0]"), hit.getField("embedding"), "fetched for the window");
+        assertEquals(1, backend.fills("embedding"), "the first view asking fetches the class for the window");
+        Result later = search("/search/?article=a1&hits=5");
+        execution.fill(later, "embedding");
+        assertNull(later.hits().getError());
+        for (Hit hit : later.hits().asList())
             assertEquals(com.yahoo.tensor.Tensor.from("tensor<float>(x[2]):[1, 0]"), hit.getField("embedding"), "filled from the window");
+        assertEquals(1, backend.fills("embedding"), "the views after it are filled from the window");
         execution.fill(cached, "full");
         assertNotNull(cached.hits().getError(), "a summary class the window does not hold");
         assertTrue(cached.hits().getError().getDetailedMessage().contains("'full'"), cached.hits().getError().toString());
+    }
+
+    @Test
+    void aFailedFetchOfAnotherSummaryClassIsAnErrorOfThatViewAndIsNotKept() {
+        search("/search/?article=a1&hits=5");
+        Result cached = search("/search/?article=a1&hits=5");
+        Execution execution = new Execution(new com.yahoo.component.chain.Chain<>(chain), Execution.Context.createContextStub());
+        backend.failFills(true);
+        execution.fill(cached, "embedding");
+        assertNotNull(cached.hits().getError(), "the content cluster's error reaches the view");
+        assertTrue(cached.hits().getError().getDetailedMessage().contains("timed out filling embedding"), cached.hits().getError().toString());
+        backend.failFills(false);
+        Result next = search("/search/?article=a1&hits=5");
+        execution.fill(next, "embedding");
+        assertNull(next.hits().getError(), "the failure was not kept in the window");
+        assertEquals(com.yahoo.tensor.Tensor.from("tensor<float>(x[2]):[1, 0]"), next.hits().get(0).getField("embedding"));
+        assertEquals(2, backend.fills("embedding"));
+        assertEquals(1, backend.searches());
     }
 
     @Test
@@ -251,6 +277,7 @@ public class ArticleViewCacheSearcherTest {
             assertNull(result.hits().get(0).getField("embedding"));
         }
         assertEquals(1, backend.searches(), "the views after the first collapsed the cached window");
+        assertEquals(1, backend.fills("embedding"), "the embeddings were fetched once, for the window");
     }
 
     @Test

@@ -24,6 +24,8 @@ class CommentsBackend extends Searcher {
     private final AtomicReference<Query> lastQuery = new AtomicReference<>();
     private volatile int lastRequestedHits;
     private final AtomicInteger searches = new AtomicInteger();
+    private final Map<String, AtomicInteger> fills = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile boolean failFills;
 
     /** Comments c0, c1, ... with these scores, in this order (which should be descending). */
     CommentsBackend(List<Double> scores) {
@@ -49,6 +51,11 @@ class CommentsBackend extends Searcher {
 
     @Override
     public void fill(Result result, String summaryClass, Execution execution) {
+        fills.computeIfAbsent(String.valueOf(summaryClass), __ -> new AtomicInteger()).incrementAndGet();
+        if (failFills) {
+            result.hits().addError(com.yahoo.search.result.ErrorMessage.createTimeout("a content node timed out filling " + summaryClass));
+            return;
+        }
         for (Hit hit : result.hits().asList()) {
             String comment = hit.getId().toString().substring("index:dwell/0/".length());
             hit.setField("documentid", "id:dwell:comment::" + comment);
@@ -61,6 +68,12 @@ class CommentsBackend extends Searcher {
 
     /** The number of queries that reached the content cluster. */
     int searches() { return searches.get(); }
+
+    /** The number of fill requests of this summary class that reached the content cluster. */
+    int fills(String summaryClass) { return fills.getOrDefault(String.valueOf(summaryClass), new AtomicInteger()).get(); }
+
+    /** Makes every fill fail (as a content node that times out would) while set. */
+    void failFills(boolean fail) { failFills = fail; }
 
     /** The number of hits the last query asked for, when it got here. */
     int lastRequestedHits() { return lastRequestedHits; }
