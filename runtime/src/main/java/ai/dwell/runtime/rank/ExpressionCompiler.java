@@ -172,6 +172,13 @@ final class ExpressionCompiler {
             case "queryTermCount" -> termsRead(TermFeatures.queryTermCount(feature, terms()));
             case "term" -> termsRead(TermFeatures.term(feature, terms()));
             case "matches" -> termsRead(TermFeatures.matches(feature, index, terms()));
+            case "fieldTermMatch" -> termsRead(TermFieldFeatures.fieldTermMatch(feature, index, terms()));
+            case "fieldLength" -> termsRead(TermFieldFeatures.fieldLength(feature, index, terms()));
+            case "matchCount" -> termsRead(TermFieldFeatures.matchCount(feature, index, terms()));
+            // the index's statistics change with every write: read when the query's program is compiled, as the terms' are
+            case "averageFieldLength" -> termsRead(IndexStatisticsFeatures.averageFieldLength(feature, index));
+            case "num_docs_indexed" -> termsRead(IndexStatisticsFeatures.numDocsIndexed(feature, index));
+            case "queryTermDocumentFrequency" -> termsRead(IndexStatisticsFeatures.queryTermDocumentFrequency(feature, index, rankTerms, query));
             default -> throw unsupported(feature.arguments().isEmpty() && feature.output() == null
                                          ? "'" + name + "' is neither a function of the profile nor a feature this content engine supports"
                                          : "feature '" + feature + "' is not supported by this content engine");
