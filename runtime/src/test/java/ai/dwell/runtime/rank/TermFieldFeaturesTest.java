@@ -69,6 +69,7 @@ public class TermFieldFeaturesTest {
                         fieldLength(title) fieldLength(body) matchCount(title) matchCount(body) matchCount(tags)
                         averageFieldLength(title) averageFieldLength(body) num_docs_indexed
                         queryTermDocumentFrequency(title) queryTermDocumentFrequency(body)
+                        bm25(title) bm25(body)
                     }
                 }
                 rank-profile bm25f {
@@ -182,6 +183,15 @@ public class TermFieldFeaturesTest {
         assertEquals(1.0, d4.get("fieldTermMatch(body,1).lastPosition"));
         assertEquals(2.0, d4.get("fieldTermMatch(body,1).occurrences"));
 
+        // bm25 with the same document frequencies (a term's summed over its fields) over the node's 4 documents
+        double idfA = Math.log(1 + (4 - 3 + 0.5) / (3 + 0.5)), idfB = Math.log(1 + (4 - 4 + 0.5) / (4 + 0.5));
+        double titleNorm = 1.2 * (0.25 + 0.75 * 3 / 1.75), bodyNorm = 1.2 * (0.25 + 0.75 * 4 / (11.0 / 3));
+        assertEquals(idfA * 2 * 2.2 / (2 + titleNorm) + idfB * 2.2 / (1 + titleNorm), (double) d1.get("bm25(title)"), 1e-12);
+        assertEquals(idfA * 2.2 / (1 + bodyNorm), (double) d1.get("bm25(body)"), 1e-12);
+        double d4BodyNorm = 1.2 * (0.25 + 0.75 * 2 / (11.0 / 3));
+        assertEquals(0.0, d4.get("bm25(title)"));
+        assertEquals(idfB * 2 * 2.2 / (2 + d4BodyNorm), (double) d4.get("bm25(body)"), 1e-12);
+
         for (Map<String, Object> hit : hits.values()) {
             assertEquals(7.0 / 4, hit.get("averageFieldLength(title)"));
             assertEquals(11.0 / 3, hit.get("averageFieldLength(body)")); // d3 has no body
@@ -210,6 +220,9 @@ public class TermFieldFeaturesTest {
         assertEquals(UNKNOWN, d1.get("fieldTermMatch(title,1).firstPosition"));
         assertEquals(2.0, d1.get("matchCount(title)"));
         assertEquals(3.0, d1.get("fieldLength(title)")); // from a's occurrences; b has none
+        double idfGiven = Math.log(1 + (100 - 7 + 0.5) / (7 + 0.5)); // bm25 takes the given frequency and count
+        assertEquals(idfGiven * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 4 / (11.0 / 3))), (double) d1.get("bm25(body)"), 1e-12);
+        assertEquals(idfGiven * 2 * 2.2 / (2 + 1.2 * (0.25 + 0.75 * 3 / 1.75)), (double) d1.get("bm25(title)"), 1e-12); // b: no occurrences
         Map<String, Object> d2 = hits.get("d2"); // title "b" (b without positions), body "a a a b c"
         assertEquals(UNKNOWN, d2.get("fieldLength(title)")); // only b matched the title, without positions
         assertEquals(1.0, d2.get("matchCount(title)"));
