@@ -248,6 +248,27 @@ public class TermFieldFeaturesTest {
     }
 
     @Test
+    void theStatisticsAreTheContentNodes() {
+        DocumentType type = new DocumentTypeManager(cluster.documentManager()).getDocumentType("doc");
+        ContentNode other = new ContentNode(cluster, 0); // a second node of the cluster, with documents of its own
+        try {
+            Document document = new Document(type, new DocumentId("id:test:doc::o1"));
+            document.setFieldValue("title", DwellPackage.annotated(List.of("a", "a", "b", "c", "d", "e")));
+            document.setFieldValue("body", DwellPackage.annotated(List.of("b")));
+            other.put(document);
+            Map<String, Object> o1 = search(other, "features", abz()).get("o1");
+            assertEquals(1.0, o1.get("num_docs_indexed"));
+            assertEquals(6.0, o1.get("averageFieldLength(title)"));
+            assertEquals(1.0, o1.get("averageFieldLength(body)"));
+            assertEquals(Tensor.from("tensor<float>(term{}):{\"0\":1.0,\"1\":1.0,\"2\":0.0}"), o1.get("queryTermDocumentFrequency(title)")); // b: 2, at most 1
+            assertEquals(4.0, search("features", abz()).get("d1").get("num_docs_indexed")); // the first node's are unchanged
+        }
+        finally {
+            other.close();
+        }
+    }
+
+    @Test
     void fieldsProtonRefusesAreRefusedByName() {
         DocumentIndex index = new DocumentIndex(cluster.schema("doc"), new DocumentTypeManager(cluster.documentManager()));
         RankProfile profile = new RankProfile(new RankProfilesConfig.Rankprofile(new RankProfilesConfig.Rankprofile.Builder().name("p")));
@@ -271,14 +292,16 @@ public class TermFieldFeaturesTest {
     }
 
     /** The hits of a query, by document id: their match features (numbers, tensors) and relevance. */
-    private static Map<String, Map<String, Object>> search(String profile, Item root) {
+    private static Map<String, Map<String, Object>> search(String profile, Item root) { return search(node, profile, root); }
+
+    private static Map<String, Map<String, Object>> search(ContentNode node, String profile, Item root) {
         Query query = new Query("?ranking=" + profile);
         query.getModel().getQueryTree().setRoot(root);
         query.getModel().prepare(query.getRanking());
         SearchProtocol.SearchReply reply = node.search(DwellPackage.request(query, 10));
         assertEquals(0, reply.getErrorsCount(), reply.getErrorsList().toString());
         Map<com.google.protobuf.ByteString, String> ids = new HashMap<>();
-        for (String id : List.of("d1", "d2", "d3", "d4"))
+        for (String id : List.of("d1", "d2", "d3", "d4", "o1"))
             ids.put(com.google.protobuf.ByteString.copyFrom(new DocumentId("id:test:doc::" + id).getGlobalId()), id);
         Map<String, Map<String, Object>> hits = new HashMap<>();
         List<String> names = new ArrayList<>(reply.getMatchFeatureNamesList());
