@@ -230,6 +230,15 @@ public class TermFieldFeaturesTest {
     }
 
     @Test
+    void aSignificanceTheRequestGivesIsBm25sIdf() {
+        WordItem a = new WordItem("a", "title");
+        a.setSignificance(0.3);
+        Map<String, Object> d1 = search("features", a).get("d1");
+        assertEquals(0.3 * 2 * 2.2 / (2 + 1.2 * (0.25 + 0.75 * 3 / 1.75)), (double) d1.get("bm25(title)"), 1e-12);
+        assertEquals(Tensor.from("tensor<float>(term{}):{\"0\":1.0}"), d1.get("queryTermDocumentFrequency(title)")); // not a frequency
+    }
+
+    @Test
     void aBm25fScoreFromTheFeatures() {
         Map<String, Map<String, Object>> hits = search("bm25f", abz());
         double avgTitle = 7.0 / 4, avgBody = 11.0 / 3;
