@@ -150,9 +150,7 @@ final class ExpressionCompiler {
             case "now" -> now();
             case "age" -> age(feature.argument());
             case "freshness" -> freshness(feature);
-            case "bm25" -> new TextFeatures.Bm25(termsRead(textIndex(feature.argument())), terms,
-                                                  doubleProperty("bm25(" + feature.argument() + ").k1", 1.2),
-                                                  doubleProperty("bm25(" + feature.argument() + ").b", 0.75));
+            case "bm25" -> bm25(feature);
             case "nativeRank", "nativeFieldMatch", "nativeProximity", "nativeAttributeMatch" -> nativeFeature(feature);
             case "closeness", "distance" -> termsRead(NearestNeighborFeatures.of(feature, index, nearestNeighbors, query));
             case "firstPhase" -> {
@@ -172,10 +170,24 @@ final class ExpressionCompiler {
             case "queryTermCount" -> termsRead(TermFeatures.queryTermCount(feature, terms()));
             case "term" -> termsRead(TermFeatures.term(feature, terms()));
             case "matches" -> termsRead(TermFeatures.matches(feature, index, terms()));
+            case "fieldTermMatch" -> termsRead(TermFieldFeatures.fieldTermMatch(feature, index, terms()));
+            case "fieldLength" -> termsRead(TermFieldFeatures.fieldLength(feature, index, terms()));
+            case "matchCount" -> termsRead(TermFieldFeatures.matchCount(feature, index, terms()));
+            // the index's statistics change with every write: read when the query's program is compiled, as the terms' are
+            case "averageFieldLength" -> termsRead(IndexStatisticsFeatures.averageFieldLength(feature, index));
+            case "num_docs_indexed" -> termsRead(IndexStatisticsFeatures.numDocsIndexed(feature, index));
+            case "queryTermDocumentFrequency" -> termsRead(IndexStatisticsFeatures.queryTermDocumentFrequency(feature, index, rankTerms, query));
             default -> throw unsupported(feature.arguments().isEmpty() && feature.output() == null
                                          ? "'" + name + "' is neither a function of the profile nor a feature this content engine supports"
                                          : "feature '" + feature + "' is not supported by this content engine");
         };
+    }
+
+    private Node bm25(FeatureName feature) {
+        TextIndex text = termsRead(textIndex(feature.argument()));
+        String base = "bm25(" + feature.argument() + ")";
+        return new TextFeatures.Bm25(text, terms(), query, doubleProperty(base + ".k1", 1.2), doubleProperty(base + ".b", 0.75),
+                                     doubleProperty(base + ".averageFieldLength", text.averageFieldLength()));
     }
 
     /** dotProduct(name, vector) of an array or weighted set attribute and the query's rank property dotProduct.vector. */
