@@ -7,8 +7,8 @@ goes on from that snapshot with the same process:
 - every article a has a lifecycle: comments arrive at intensity K_a exp(-(t - p_a) / tau_a) / tau_a for t >= p_a
   (p_a its publication, tau_a its mean delay, K_a its expected comments over its life). For the corpus's articles
   tau_a is fitted to its comments' delays (the maximum-likelihood tau of an exponential truncated at the article's
-  age, clipped to [1, 24] h) and K_a so that the expected count up to now is what it has (capped at the largest
-  count of a mature article, one at least a day old, since a young article's few comments say little);
+  age, clipped to [1, 24] h) and K_a so that the expected count up to now is what it has (for an article younger
+  than a day capped at the largest count of a mature one, since a young article's few comments say little);
 - new articles are published as a Poisson process at RATE / mean K per hour, each with the (K, tau) of a mature
   corpus article drawn at random, so that RATE is the site's comment rate once articles come and go steadily;
 - a new comment is a corpus comment drawn at random as a template (its author, its text and its hidden quality:
@@ -175,7 +175,9 @@ def world_from(corpus: Any, rate_per_h: float, rng: np.random.Generator, publish
     if len(mature) == 0:
         mature = np.arange(len(articles))
     cap = max(len(corpus.by_article[articles[i]]) for i in mature)
-    k_a = np.minimum(k_a, np.maximum(cap, [len(corpus.by_article[a]) for a in articles]))
+    young = now - pub_a < MATURE_H * HOUR
+    sizes = np.array([len(corpus.by_article[a]) for a in articles], dtype=np.float64)
+    k_a = np.where(young, np.minimum(k_a, np.maximum(cap, sizes)), k_a)
     templates = sorted(corpus.comments)
     return World(rate_per_h, now, now, articles, pub_a, tau_a, k_a, mature, templates, rng, prefix=prefix)
 
