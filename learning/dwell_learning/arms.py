@@ -51,6 +51,10 @@ ARMS: dict[str, dict[str, str]] = {
     "vw-mtr": {"--learner": "vw", "--vw-cb-type": "mtr"},
     "vw-dr": {"--learner": "vw", "--vw-cb-type": "dr"},
     "vw-ips": {"--learner": "vw", "--vw-cb-type": "ips"},
+    # issue 19 item 6, a living world (README, "A living world"): comments arrive at the medium corpus's own rate
+    # (20,000 comments in 7 days: 119 an hour), one simulated hour per iteration, readers who prefer newer comments
+    "living": {"--arrivals": "119", "--recency": "1"},
+    "living-no-recency": {"--arrivals": "119"},   # the same arrivals, readers indifferent to a comment's age
 }
 
 # Each experiment: its arms (the first is the reference of the paired differences) and what "network" is called.
@@ -65,6 +69,10 @@ EXPERIMENTS: dict[str, dict[str, Any]] = {
     # --out learning/results/arms-long -- --iterations 12 --views 1600 --batch 400 --holdout 0
     "readtime-long": {"arms": ["network (results/seeds)", "baseline+read-time-1.6"],
                       "external": {"network (results/seeds)": "learning/results/seeds"}},
+    # the network in the living world, the same world with readers indifferent to age, and the static world's network
+    # runs at the same settings (results/arms, same seeds: the same corpora and readers)
+    "living": {"arms": ["living", "living-no-recency", "network, static world (results/arms)"],
+               "external": {"network, static world (results/arms)": "learning/results/arms/runs/network"}},
     "readtime-weight": {"arms": ["baseline+read-time", "baseline+read-time-0.05", "baseline+read-time-0.2",
                                  "baseline+read-time-0.4", "baseline+read-time-0.8", "baseline+read-time-1.6",
                                  "baseline+read-time-3.2", "baseline+read-time-6.4"]},
@@ -110,8 +118,14 @@ def expected_config(args: list[str], seed: int) -> dict[str, Any]:
 
 
 def done(run: Path, args: list[str], seed: int) -> bool:
+    """The run is there with these flags (a config.json written before an option existed counts as that option's
+    default)."""
     try:
-        return (run / "summary.json").exists() and json.loads((run / "config.json").read_text()) == expected_config(args, seed)
+        expected = expected_config(args, seed)
+        stored = json.loads((run / "config.json").read_text())
+        defaults = expected_config([], seed)
+        stored = {k: stored.get(k, defaults[k]) for k in expected}
+        return (run / "summary.json").exists() and stored == expected
     except (OSError, ValueError):
         return False
 
@@ -164,13 +178,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpora", type=Path, default=Path("/tmp/dwell-corpora"), help="where each seed's corpus is made")
     parser.add_argument("--jobs", type=int, default=1, help="runs at a time")
     parser.add_argument("--run-only", action="store_true", help="run the missing runs, do not aggregate")
+    parser.add_argument("--report", type=Path, help="where the report goes (default: <out>/<experiment>)")
+    parser.add_argument("--arms", help="a comma-separated subset of the experiment's arms (default: all of them)")
     args = parser.parse_args(own)
     common = dict(COMMON)
     for i in range(0, len(passed), 2):
         common[passed[i]] = passed[i + 1]
     seeds = parse_seeds(args.seeds)
     arms = EXPERIMENTS[args.experiment]["arms"]
-    external = EXPERIMENTS[args.experiment].get("external", {})
+    if args.arms:
+        chosen = args.arms.split(",")
+        if not set(chosen) <= set(arms):
+            raise SystemExit(f"{args.experiment} has the arms {arms}, not {sorted(set(chosen) - set(arms))}")
+        arms = [a for a in arms if a in chosen]
+    external = {a: w for a, w in EXPERIMENTS[args.experiment].get("external", {}).items() if a in arms}
     runs = run_arms([a for a in arms if a not in external], seeds, args.out, args.corpora, args.preset, common, args.jobs)
     from .loop import ROOT
 
@@ -181,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from .arms_report import write
 
-    print(write(args.experiment, arms, seeds, runs, args.out / args.experiment, common))
+    print(write(args.experiment, arms, seeds, runs, args.report or args.out / args.experiment, common))
     return 0
 
 

@@ -41,6 +41,7 @@ def run_figures(rows: list[dict[str, Any]], last: int = LAST) -> dict[str, Any]:
         "oracle_share": _tail_ratio(rows, "true_oracle", "true_ceiling", last),
         "linear_share": _tail_ratio(rows, "true_linear", "true_ceiling", last),
         "lift_expected": _tail_ratio(rows, "true_live", "true_freshness", last) - 1,
+        "ceiling_lift": _tail_ratio(rows, "true_ceiling", "true_freshness", last) - 1,
         "lift_online": _tail_ratio(rows, "dwell_learned", "dwell_freshness", last) - 1,
         "curve": curve,
         # learning speed: the share of the ceiling averaged over every iteration (the area under the curve), and
@@ -60,6 +61,14 @@ def run_figures(rows: list[dict[str, Any]], last: int = LAST) -> dict[str, Any]:
             1 for r in rows[1:] if r["shipped"] == s and r["true_candidate"] != r["true_live"]
             and (r["true_candidate"] > r["true_live"]) == b)) for s in (True, False) for b in (True, False)},
         "rate": rate,
+        # a living world (rows with "living"): new comments over the run, the process's expectation, and the share of
+        # new comments among the candidates served and among the true ceiling's shown comments (last iterations)
+        **({"arrivals": float(sum(r["living"]["arrivals"] for r in rows)),
+            "arrivals_expected": float(sum(r["living"]["arrivals_expected"] for r in rows)),
+            "new_share_candidates": float(np.mean([r["living"]["new_share_candidates"] for r in tail])),
+            "new_share_ceiling": float(np.mean([r["living"]["new_share_ceiling"] for r in tail])),
+            "viewed_articles": float(np.mean([r["living"]["viewed_articles"] for r in tail]))}
+           if all("living" in r for r in rows) else {}),
     }
 
 
@@ -72,12 +81,21 @@ FIGURES = {   # name in the report: (key, format)
     "exploration cost on the converged model (exact: rate x PL deficit)": ("cost_exact", "%+"),
     "exploration cost, online (explored views vs held-out greedy 10%)": ("cost_online", "%+"),
     "freshness' share of the ceiling (same run)": ("freshness_share", "%"),
+    "the true ceiling's lift over freshness (expected, greedy; same run)": ("ceiling_lift", "%+"),
+    "a living world: new comments over the run": ("arrivals", "n"),
+    "a living world: the process's expected new comments over the run": ("arrivals_expected", "n"),
+    "a living world: share of new comments among the candidates served (last 3 iterations)": ("new_share_candidates", "%"),
+    "a living world: share of new comments among the true ceiling's shown comments (last 3 iterations)":
+        ("new_share_ceiling", "%"),
+    "a living world: articles with views (mean, last 3 iterations)": ("viewed_articles", "n"),
 }
 
 
 def _fmt(x: float | None, kind: str) -> str:
     if x is None or not np.isfinite(x):
         return "-"
+    if kind == "n":
+        return f"{x:,.1f}"
     return f"{x:+.1%}" if kind == "%+" else f"{x:.1%}"
 
 
@@ -91,7 +109,7 @@ def aggregate(arms: Sequence[str], seeds: Sequence[int], runs: dict[tuple[str, i
     for arm in arms:
         figs = {}
         for name, (key, _) in FIGURES.items():
-            values = [per[arm][s][key] for s in seeds]
+            values = [per[arm][s].get(key) for s in seeds]
             if any(v is None for v in values):
                 continue
             figs[key] = interval(values) | {"per_seed": values}
@@ -109,7 +127,7 @@ def aggregate(arms: Sequence[str], seeds: Sequence[int], runs: dict[tuple[str, i
     reference = arms[0]
     for arm in arms[1:]:
         pair = {}
-        for key in ("share", "lift_expected", "mean_share_all", "share_mid", "cost_exact"):
+        for key in ("share", "lift_expected", "ceiling_lift", "mean_share_all", "share_mid", "cost_exact"):
             a = [per[arm][s][key] for s in seeds]
             b = [per[reference][s][key] for s in seeds]
             if any(v is None for v in a + b):

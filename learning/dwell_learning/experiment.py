@@ -46,12 +46,17 @@ class LoopRuntime(OwnRuntime):
     ports made sure of), with the built package deployed and a corpus fed shifted to now."""
 
     waiting: Callable[[], None] | None = _announce_waiting
+    shift: int = 0     # runtime time - corpus time: what the feed added to every timestamp
+
+    def service(self) -> RuntimeService:
+        """The loop's client of this runtime (its clock shift known, for a living world's vespa.now and new comments)."""
+        return RuntimeService("http://localhost:8080", self.data / "logs" / "dwell" / "impressions.jsonl", shift=self.shift)
 
     def deploy_and_feed(self, corpus_dir: Path, now: int) -> float:
         """Deploys target/application, feeds the corpus's authors and comments with their times
         moved so that the corpus's `now` is now; returns the seconds the feeding took."""
         deploy(ROOT / "target" / "application", timeout=300)
-        shift = int(time.time()) - now
+        shift = self.shift = int(time.time()) - now
         started = time.time()
         for name in ("authors", "comments"):
             feed(shifted(corpus_dir / f"{name}.jsonl", self.data / f"{name}.jsonl", shift))
@@ -208,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
             fed_s = rt.deploy_and_feed(args.corpus, corpus.now)
             print(f"[learn] runtime up, corpus fed in {fed_s:.1f} s", file=sys.stderr, flush=True)
             offline.now = corpus.now + 0.0
-            remote = RuntimeService("http://localhost:8080", args.runtime_data / "logs" / "dwell" / "impressions.jsonl")
+            remote = rt.service()
             rows = run(corpus, offline, config, args.out, runtime_service=remote, after_runtime=rt.stop)
     else:
         rows = run(corpus, offline, config, args.out)

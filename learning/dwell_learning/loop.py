@@ -72,6 +72,10 @@ class LoopConfig:
     vw_cb_type: str = "mtr"          # --learner vw: VW's --cb_type (ips, dr, mtr)
     holdout: float = 0.0             # share of the learned arm's views served greedily (rate 0): a held-out share
     explored_value_last: int = 3     # the last iterations whose rows carry the exact value of the explored part
+    # A living world (README, "A living world"; arrivals.py): comments arrive during the run. 0: the static world.
+    arrivals: float = 0.0            # the site's new comments per simulated hour, in steady state
+    iteration_hours: float = 1.0     # simulated hours per iteration (a living world's clock)
+    recency: float = 0.0             # readers' taste for newer comments: q' loses recency * (1 - freshness) in logit
 
 
 @dataclass
@@ -128,10 +132,10 @@ def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weight
     the expected dwell of every view, as test_simulator checks against every order of small cases),
     or "linear" (the least-squares fit of q' on the nine features: about the best a ranker of these
     features alone can do). The loop never uses it to decide anything."""
-    xs = {a: service.features(a) for a in corpus.by_article}
+    xs = {a: service.features(a) for a in corpus.popularity}
     if weights == "linear":
         x = np.concatenate(list(xs.values()))
-        q = np.concatenate([[readers.perceived(a, c) for c in ids] for a, ids in corpus.by_article.items()])
+        q = np.concatenate([[readers.perceived(a, c) for c in corpus.by_article[a]] for a in corpus.popularity])
         a1 = np.c_[x, np.ones(len(x))]
         beta = np.linalg.lstsq(a1, q, rcond=None)[0]
     total = 0.0
@@ -151,6 +155,17 @@ def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weight
         top = np.argsort(-s, kind="stable")[:hits]
         total += share * readers.expected_dwell(article, [ids[i] for i in top])
     return float(total)
+
+
+def new_in_ceiling(corpus: Corpus, readers: Readers, hits: int, is_new: Callable[[str], bool]) -> float:
+    """Diagnostics: the share of the true ceiling's shown comments (views by popularity) that arrived during the run."""
+    total = 0.0
+    for article, share in corpus.popularity.items():
+        ids = corpus.by_article[article]
+        s = np.array([readers.perceived(article, c) for c in ids])
+        top = np.argsort(-s, kind="stable")[:hits]
+        total += share * float(np.mean([is_new(ids[i]) for i in top]))
+    return total
 
 
 def dropped_features(names: str) -> list[int]:
@@ -242,7 +257,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
     `after_runtime` is called once the runtime iterations are done (to stop the runtime)."""
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(config.seed)
-    readers = Readers(corpus.quality, ReaderModel(), seed=config.seed)
+    readers = Readers(corpus.quality, ReaderModel(recency=config.recency), seed=config.seed, comments=corpus.comments)
     package = read_constants(ROOT / "application" / "constants")
     live: Weights = package               # version 0: the package constants
     version = 0
@@ -265,6 +280,15 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
     # arm is the baseline as it would be if it were all the traffic, as before any learning.
     alone = OfflineService(corpus, now=getattr(service, "now", None)) if config.freshness_alone else None
     alone_rng = np.random.default_rng([config.seed, 7])
+    world = None
+    if config.arrivals > 0:
+        from .arrivals import arrive, view_shares, world_from
+
+        world = world_from(corpus, config.arrivals, np.random.default_rng([config.seed, 17]), corpus.published)
+        corpus.popularity = view_shares(corpus, world)
+        replicas = [s for s in (service, alone) if s is not None]
+        _set_clock(world.now, replicas, runtime_service, readers)
+    new_ids: set[str] = set()
     history: list[Logged] = []
     predicted: dict[str, Any] | None = None      # cascade SNIPS of the policy live next
     predicted_dr: dict[str, Any] | None = None   # its Cascade-DR estimate
@@ -282,9 +306,30 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         dwell: dict[str, list[float]] = {"freshness": [], "learned": [], "oracle": [], "freshness_alone": [],
                                          "learned_holdout": [], "learned_served": []}
         explored: dict[str, list[bool]] = {"freshness": [], "learned": []}
-        articles = sample_views(corpus, config.views, "x", 0, 1, 1, 1, rng)
+        living: dict[str, Any] = {}
+        if world is None:
+            articles = sample_views(corpus, config.views, "x", 0, 1, 1, 1, rng)
+        else:
+            batches = -(-config.views // config.batch)
+            t_start, step = world.now, round(config.iteration_hours * 3600 / batches)
+            living = {"arrivals": 0, "expected": world.expected(t_start, t_start + batches * step), "fed_s": 0.0,
+                      "candidates": 0, "new_candidates": 0, "shown": 0, "new_shown": 0}
         for b in range(0, config.views, config.batch):
-            chunk = articles[b: b + config.batch]
+            if world is not None:
+                # the comments of the next slice of the hour arrive, the clock moves, then this batch's views come
+                ids = arrive(corpus, world, world.now + step)
+                new_ids.update(ids)
+                for s in replicas:
+                    s.arrived(ids)
+                if mode == "runtime" and ids:
+                    t0 = time.time()
+                    svc.add({c: corpus.comments[c] for c in ids})
+                    living["fed_s"] += time.time() - t0
+                _set_clock(world.now, replicas, runtime_service, readers)
+                living["arrivals"] += len(ids)
+                chunk = sample_views(corpus, min(config.batch, config.views - b), "x", 0, 1, 1, 1, rng)
+            else:
+                chunk = articles[b: b + config.batch]
             actions: list[dict] = []
             # the held-out share of the learned arm: views served greedily (rate 0), drawn apart from the readers' rng
             held = np.random.default_rng([config.seed, it, b, 11]).random(len(chunk)) < config.holdout
@@ -307,6 +352,12 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
                         dwell["learned_holdout" if imp["rate"] == 0 else "learned_served"].append(sig["dwell"])
                 seconds["read"] += time.time() - t0
                 logs[arm].extend(impressions)
+                if world is not None:
+                    for imp in impressions:
+                        living["candidates"] += len(imp["ids"])
+                        living["new_candidates"] += sum(c in new_ids for c in imp["ids"])
+                        living["shown"] += len(imp["shown"])
+                        living["new_shown"] += sum(imp["ids"][c] in new_ids for c in imp["shown"])
             t0 = time.time()
             updates = counter_updates(actions)
             svc.apply(updates)
@@ -380,6 +431,15 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "learned_served": float(np.mean(dwell["learned_served"])) if dwell["learned_served"] else None,
             "holdout_views": len(dwell["learned_holdout"]),
         }
+        if world is not None:
+            row["living"] = {
+                "now": world.now, "arrivals": living["arrivals"], "arrivals_expected": living["expected"],
+                "articles_born": world.born, "comments": len(corpus.comments), "new_comments": len(new_ids),
+                "viewed_articles": len(corpus.popularity), "fed_s": round(living["fed_s"], 2),
+                "new_share_candidates": living["new_candidates"] / max(1, living["candidates"]),
+                "new_share_shown": living["new_shown"] / max(1, living["shown"]),
+                "new_share_ceiling": new_in_ceiling(corpus, readers, config.hits, new_ids.__contains__),
+            }
         if it >= config.iterations - config.explored_value_last:
             # the exact expected dwell of the live model's explored part (Plackett-Luce over its candidates), so
             # that the cost of exploring at rate r is r * (this / true_live - 1), free of the readers' noise
@@ -426,6 +486,15 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             f"gain {diff:+.2f} [{diff_ci[0]:+.2f}, {diff_ci[1]:+.2f}] {'SHIP' if ship else 'keep'} "
             f"| true live {row['true_live']:.2f} cand {row['true_candidate']:.2f} | {row['seconds']['total']:.1f} s")
     return rows
+
+
+def _set_clock(now: float, replicas: list[OfflineService], runtime_service: Any, readers: Readers) -> None:
+    """A living world's clock, everywhere freshness is computed: the replicas, the runtime's queries, the readers."""
+    for s in replicas:
+        s.now = now
+    if runtime_service is not None:
+        runtime_service.now = now
+    readers.now = now
 
 
 def _row(e: Any) -> dict[str, Any] | None:

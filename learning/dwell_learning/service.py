@@ -15,6 +15,7 @@ files and the counters that the readers' actions changed.
 from __future__ import annotations
 
 import json
+import math
 import time
 import urllib.parse
 import uuid
@@ -28,9 +29,11 @@ import numpy as np
 from dwell_client import http, put, update
 
 from .export import rankingmodel_put
-from .features import CommentSignals, baseline_score, feature_vector
+from .features import FEATURE_NAMES, CommentSignals, age_hours, baseline_score, feature_vector
 from .network import Weights, forward
 from .policy import sample, slate_propensity
+
+FRESHNESS = FEATURE_NAMES.index("freshness")
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,7 @@ class Corpus:
     by_article: dict[str, list[str]]
     popularity: dict[str, float]                  # article -> share of views
     now: int
+    published: dict[str, float] = field(default_factory=dict)   # article -> publication time (articles.jsonl)
 
     @property
     def articles(self) -> list[str]:
@@ -110,8 +114,10 @@ def load_corpus(directory: Path) -> Corpus:
         by_article.setdefault(c["article_id"], []).append(cid)
     sizes = {a: len(ids) for a, ids in by_article.items()}
     total = sum(sizes.values())
+    published = ({a["article_id"]: float(a["published_at"]) for a in read_jsonl(directory / "articles.jsonl")}
+                 if (directory / "articles.jsonl").exists() else {})
     return Corpus(comments, authors, quality, by_article, {a: s / total for a, s in sizes.items()},
-                  int(manifest.get("now", 0)))
+                  int(manifest.get("now", 0)), published)
 
 
 def sample_views(corpus: Corpus, n: int, profile: str, rate: float, temperature: float, candidates: int,
@@ -136,25 +142,51 @@ class OfflineService:
     now: float | None = None
     counters: dict[str, dict[str, int]] = field(default_factory=dict)
     # Each article's feature rows (nn_input of its comments, in corpus order), computed once and kept up to date row
-    # by row as counters change: the same feature_vector values, without recomputing every comment of a view.
+    # by row as counters change, and column by column as the clock moves (only freshness depends on it): the same
+    # feature_vector values, without recomputing every comment of a view. New comments (a living world) add rows.
     _features: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
-    _features_now: float | None = field(default=None, repr=False)
+    _at: dict[str, float] = field(default_factory=dict, repr=False)     # the clock each article's rows are at
     _row: dict[str, tuple[str, int]] = field(default_factory=dict, repr=False)
+
+    def _now(self) -> float:
+        return self.now if self.now is not None else self.corpus.now
 
     def features(self, article: str) -> np.ndarray:
         """The feature rows of the article's comments (corpus order), as feature_vector computes them now. Read-only."""
-        now = self.now if self.now is not None else self.corpus.now
-        if self._features_now != now:
-            self._features, self._features_now = {}, now
+        now = self._now()
         x = self._features.get(article)
         if x is None:
             ids = self.corpus.by_article[article]
             x = np.stack([feature_vector(self.signals(c), now) for c in ids])
-            x.flags.writeable = False
-            self._features[article] = x
             if not self._row:
                 self._row = {c: (a, i) for a, cs in self.corpus.by_article.items() for i, c in enumerate(cs)}
+        elif self._at[article] != now:   # the clock moved: only the freshness column changes
+            x = x.copy()
+            x[:, FRESHNESS] = [math.exp(-age_hours(int(self.corpus.comments[c]["created_at"]), now) / 24.0)
+                               for c in self.corpus.by_article[article]]
+        else:
+            return x
+        x.flags.writeable = False
+        self._features[article], self._at[article] = x, now
         return x
+
+    def arrived(self, ids: Sequence[str]) -> None:
+        """New comments, already appended to the corpus's articles (arrivals.arrive): rows added to what is kept."""
+        if not self._row:
+            return   # nothing kept yet: features() reads the corpus as it is
+        by_article: dict[str, list[str]] = {}
+        for cid in ids:
+            by_article.setdefault(self.corpus.comments[cid]["article_id"], []).append(cid)
+        for article, new in by_article.items():
+            first = len(self.corpus.by_article[article]) - len(new)
+            if self.corpus.by_article[article][first:] != new:
+                raise ValueError(f"the new comments of {article} are not the last of its comments")
+            self._row.update((cid, (article, first + i)) for i, cid in enumerate(new))
+            if article in self._features:
+                rows = np.stack([feature_vector(self.signals(c), self._at[article]) for c in new])
+                x = np.concatenate([self._features[article], rows])
+                x.flags.writeable = False
+                self._features[article] = x
 
     def signals(self, cid: str) -> CommentSignals:
         c = self.corpus.comments[cid]
@@ -177,7 +209,6 @@ class OfflineService:
         return 0.0
 
     def serve(self, views: Sequence[View]) -> list[dict[str, Any]]:
-        now = self.now if self.now is not None else self.corpus.now
         out = []
         for v in views:
             ids = self.corpus.by_article[v.article]
@@ -212,7 +243,7 @@ class OfflineService:
         for article, rows in changed.items():   # a new array: what callers hold stays as it was
             x = self._features[article].copy()
             for i, cid in rows:
-                x[i] = feature_vector(self.signals(cid), self._features_now)
+                x[i] = feature_vector(self.signals(cid), self._at[article])
             x.flags.writeable = False
             self._features[article] = x
         return len(updates)
@@ -228,6 +259,8 @@ class RuntimeService:
     impressions: Path          # $DWELL_DATA/logs/dwell/impressions.jsonl
     threads: int = 4
     model_version: int = 0
+    now: float | None = None   # a living world's clock (corpus time): sent as vespa.now, so freshness is computed at it
+    shift: int = 0             # runtime time - corpus time (the feed moved every timestamp by it)
     _offset: int = 0
     _pending: dict = field(default_factory=dict)
 
@@ -241,6 +274,8 @@ class RuntimeService:
                   # "default" carries documentid; with the article view's own summary "short" the
                   # impression log names candidates by their index:... hit ids (reported).
                   "presentation.summary": "default", "timeout": "10s"}
+        if self.now is not None:
+            params["ranking.properties.vespa.now"] = int(self.now) + self.shift
         status, body = http("GET", f"{self.endpoint}/search/?{urllib.parse.urlencode(params)}")
         if status != 200 or "errors" in body.get("root", {}):
             raise RuntimeError(f"query failed ({status}): {json.dumps(body)[:500]}")
@@ -290,6 +325,24 @@ class RuntimeService:
         with ThreadPoolExecutor(self.threads) as pool:
             list(pool.map(self._update, updates.items()))
         return len(updates)
+
+    def _put(self, item: tuple[str, Mapping[str, Any]]) -> None:
+        """One new comment, `POST /document/v1` (its created_at moved by `shift`); a 429 is retried as in _update."""
+        cid, fields = item
+        fields = dict(fields) | {"created_at": int(fields["created_at"]) + self.shift}
+        for attempt in range(12):
+            status, reply = put("comment", cid, fields, endpoint=self.endpoint)
+            if status != 429:
+                break
+            time.sleep(min(2.0, 0.01 * 2 ** attempt))
+        if status != 200:
+            raise RuntimeError(f"put of {cid} failed ({status}): {reply}")
+
+    def add(self, comments: Mapping[str, Mapping[str, Any]]) -> int:
+        """Feeds new comments (a living world's arrivals) through /document/v1, as the counter updates go."""
+        with ThreadPoolExecutor(self.threads) as pool:
+            list(pool.map(self._put, comments.items()))
+        return len(comments)
 
     def set_model(self, weights: Weights, version: int, profile: str = "neural", timeout: float = 10,
                   curve: Mapping[str, Sequence[float]] | None = None) -> float:

@@ -40,6 +40,8 @@ class ReaderModel:
     reply_base: float = 0.02           # a reply with P = base + gain q'
     reply_gain: float = 0.10
     report_gain: float = 0.2           # a report with P = gain * max(0, 0.3 - q')
+    recency: float = 0.0               # a living world's readers: q' loses recency * (1 - freshness) on its logit as
+    #                                    the comment ages (freshness = exp(-age_h / 24), the ranking feature); 0: none
 
 
 def _pair_seed(seed: int, *names: str) -> list[int]:
@@ -51,11 +53,15 @@ class Readers:
     quality: Mapping[str, float]       # comment id -> hidden quality in (0, 1)
     model: ReaderModel = field(default_factory=ReaderModel)
     seed: int = 0
+    comments: Mapping[str, Mapping[str, Any]] | None = None   # id -> fields (created_at): for model.recency
+    now: float | None = None                                  # the world's clock: for model.recency
     _taste: dict = field(default_factory=dict)
     _engagement: dict = field(default_factory=dict)
 
     def perceived(self, article: str, comment: str) -> float:
-        """q': the hidden quality as this article's readers see it."""
+        """q': the hidden quality as this article's readers see it (and, with model.recency, as old as it is now)."""
+        if self.model.recency and self.now is not None and self.comments is not None:
+            return self._aged(article, comment)
         key = (article, comment)
         if key not in self._taste:
             z = np.random.default_rng(_pair_seed(self.seed, article, comment)).normal()
@@ -63,6 +69,16 @@ class Readers:
             logit = math.log(q / (1 - q)) + self.model.taste_sd * z
             self._taste[key] = 1.0 / (1.0 + math.exp(-logit))
         return self._taste[key]
+
+    def _aged(self, article: str, comment: str) -> float:
+        key = (article, comment, "logit")
+        if key not in self._taste:
+            z = np.random.default_rng(_pair_seed(self.seed, article, comment)).normal()
+            q = min(max(self.quality[comment], 1e-6), 1 - 1e-6)
+            self._taste[key] = math.log(q / (1 - q)) + self.model.taste_sd * z
+        age_h = max(0.0, self.now - float(self.comments[comment]["created_at"])) / 3600.0
+        freshness = math.exp(-age_h / 24.0)
+        return 1.0 / (1.0 + math.exp(-(self._taste[key] - self.model.recency * (1.0 - freshness))))
 
     def engagement(self, article: str) -> float:
         if article not in self._engagement:

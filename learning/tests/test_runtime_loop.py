@@ -29,7 +29,7 @@ def served(tmp_path_factory: pytest.TempPathFactory):
     data = tmp_path_factory.mktemp("dwell-learn-data")
     with LoopRuntime(data) as rt:
         rt.deploy_and_feed(corpus_dir, corpus.now)
-        yield corpus, RuntimeService("http://localhost:8080", data / "logs" / "dwell" / "impressions.jsonl")
+        yield corpus, rt.service()
 
 
 def test_impressions_carry_scores_and_propensities_that_numpy_reproduces(served) -> None:
@@ -148,6 +148,40 @@ def test_one_step_of_the_loop_on_logs_collected_from_containers(served, tmp_path
     (logs / "container0.jsonl").write_text(lines[0] + "\nnot json\n" + lines[2] + "\n")
     with pytest.raises(ValueError, match="container0.jsonl:2: not an impression"):
         from_logs.read_impressions([logs])
+
+
+def test_a_living_iteration_feeds_the_new_comments_and_serves_them(served, tmp_path: Path) -> None:
+    """One runtime iteration of a living world (issue 19, item 6): the comments that arrive are put through
+    /document/v1 (their times moved by the feed's shift), the queries carry the world's clock as vespa.now, and the
+    new comments are among the candidates, with the replica's features."""
+    corpus, remote = served
+    offline = OfflineService(corpus)
+    config = LoopConfig(iterations=1, runtime_iterations=1, views=20, batch=10, candidates=40, hits=5, epochs=1,
+                        rate=0.3, freshness_alone=False, export_every_ship=False, explored_value_last=0,
+                        arrivals=200.0, iteration_hours=1.0, recency=1.0)
+    try:
+        rows = run(corpus, offline, config, tmp_path, runtime_service=remote, log=lambda _: None)
+        living = rows[0]["living"]
+        new = [c for c in corpus.comments if c.startswith("n")]
+        assert rows[0]["mode"] == "runtime" and living["arrivals"] == len(new) > 0
+        assert living["new_share_candidates"] > 0 and remote.now == living["now"]
+        for cid in new:
+            status, doc = http("GET", f"http://localhost:8080/document/v1/dwell/comment/docid/{cid}")
+            assert status == 200 and doc["fields"]["created_at"] == corpus.comments[cid]["created_at"] + remote.shift
+        # an article view now, all of the article's comments: freshness at the world's clock, as the replica has it
+        article = max(corpus.by_article, key=lambda a: sum(c in new for c in corpus.by_article[a]))
+        size = len(corpus.by_article[article])
+        imp = remote.serve([View("living-check", article, "freshness", 0.0, 1.0, size, 5, seed=1)])[0]
+        assert sorted(imp["ids"]) == sorted(corpus.by_article[article])
+        x = offline.features(article)
+        for cid, f in zip(imp["ids"], imp["features"]):
+            want = x[corpus.by_article[article].index(cid)]
+            # (the impression log carries the features as float32)
+            assert f[0] == pytest.approx(want[0], rel=1e-6)          # freshness at vespa.now = the world's clock
+            if cid in new:                                           # the new comments' every feature
+                assert np.allclose(f, want, rtol=1e-6, atol=1e-7), cid
+    finally:
+        remote.now = None
 
 
 def test_a_shipped_model_is_deployed_as_onnx_for_neural_onnx(served, tmp_path: Path) -> None:
