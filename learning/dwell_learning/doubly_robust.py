@@ -33,8 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .estimators import Estimate, Logged, ScoreFn, logging_prefix_propensities
-from .policy import greedy_order, prefix_propensities
+from .estimators import Estimate, Logged, ScoreFn, logging_log_prefix_propensities
+from .policy import greedy_order, log_prefix_propensities
 
 
 def _design(z: np.ndarray, k: np.ndarray) -> np.ndarray:
@@ -132,9 +132,13 @@ def _tail_value(read: np.ndarray, go: np.ndarray, items: list[int], first: int) 
 
 
 def dr_values(logged: Logged, score_fn: ScoreFn, rate: float, temperature: float, readers: ReaderFit,
-              mu: np.ndarray | None = None) -> np.ndarray:
-    """Cascade-DR's value of the mixture policy (score_fn, rate, temperature), per impression."""
-    mu = logging_prefix_propensities(logged) if mu is None else mu
+              log_mu: np.ndarray | None = None) -> np.ndarray:
+    """Cascade-DR's value of the mixture policy (score_fn, rate, temperature), per impression. Propensities are
+    taken in log space and divided as exp(log pi - log mu): an explored slate's probability can underflow to 0
+    under both policies (scores spread over more than ~700 temperatures), where their ratio is still finite."""
+    log_mu = logging_log_prefix_propensities(logged) if log_mu is None else log_mu
+    with np.errstate(divide="ignore"):
+        log_rate, log_greedy = np.log(rate), np.log1p(-rate)
     out = np.empty(len(logged))
     for i, (x, order) in enumerate(zip(logged.features, logged.order)):
         n_c, n_k = len(x), len(order)
@@ -144,11 +148,12 @@ def dr_values(logged: Logged, score_fn: ScoreFn, rate: float, temperature: float
         read = readers.read_seconds(xx, kk).reshape(n_c, n_k)
         go = readers.go_on(xx, kk).reshape(n_c, n_k)
         s = np.asarray(score_fn(x), dtype=np.float64)
-        pi_prefix = prefix_propensities(s, order, rate, temperature)
+        log_pi_prefix = log_prefix_propensities(s, order, rate, temperature)
         greedy = greedy_order(s, n_c).tolist()
-        w = np.exp((s - s.max()) / temperature)
-        remaining, pl_prefix, greedy_so_far = w.sum(), 1.0, True
-        reach, value, mu_before = readers.p_open, 0.0, 1.0
+        z = (s - s.max()) / temperature
+        left = np.ones(n_c, dtype=bool)
+        log_pl_prefix, greedy_so_far = 0.0, True
+        reach, value, log_mu_before = readers.p_open, 0.0, 0.0
         taken: set[int] = set()
         r = logged.rewards[i]
         for k in range(n_k):
@@ -162,19 +167,19 @@ def dr_values(logged: Logged, score_fn: ScoreFn, rate: float, temperature: float
                 if j < after:   # taking c now shifts the rest of the greedy list up by one
                     q[c] = _tail_value(read, go, rest[:j] + rest[j + 1: after + 1], k + 1)
             q = reach * (read[:, k] + go[:, k] * q)
-            step = w / remaining if remaining > 0 else np.zeros(n_c)
-            joint = rate * pl_prefix * step
+            log_step = np.full(n_c, -np.inf)   # the candidates taken cannot come again
+            log_step[left] = z[left] - np.logaddexp.reduce(z[left])
+            log_joint = log_rate + log_pl_prefix + log_step   # log pi(logged prefix, then c)
             if greedy_so_far:
-                joint[greedy[k]] += 1.0 - rate
-            joint[list(taken)] = 0.0
+                log_joint[greedy[k]] = np.logaddexp(log_joint[greedy[k]], log_greedy)
             a = int(order[k])
-            value += float(joint @ q) / mu_before
-            value += pi_prefix[k] / mu[i, k] * (r[k] - q[a])
+            value += float(np.exp(log_joint - log_mu_before) @ q)
+            value += float(np.exp(log_pi_prefix[k] - log_mu[i, k])) * (r[k] - q[a])
             # move on along the logged prefix
-            mu_before = mu[i, k]
+            log_mu_before = log_mu[i, k]
             reach *= go[a, k]
-            pl_prefix *= step[a]
-            remaining = max(0.0, remaining - w[a])
+            log_pl_prefix += log_step[a]
+            left[a] = False
             greedy_so_far = greedy_so_far and a == greedy[k]
             taken.add(a)
         out[i] = value
@@ -206,6 +211,6 @@ def dr_estimate(logged: Logged, score_fn: ScoreFn, rate: float, temperature: flo
 def dr_difference(logged: Logged, score_a: ScoreFn, score_b: ScoreFn, rate: float, temperature: float,
                   readers: ReaderFit, z: float = 1.96) -> tuple[float, tuple[float, float]]:
     """Cascade-DR of policy a minus that of policy b on the same impressions."""
-    mu = logging_prefix_propensities(logged)
-    return gain_from_values(dr_values(logged, score_a, rate, temperature, readers, mu),
-                            dr_values(logged, score_b, rate, temperature, readers, mu), z)
+    log_mu = logging_log_prefix_propensities(logged)
+    return gain_from_values(dr_values(logged, score_a, rate, temperature, readers, log_mu),
+                            dr_values(logged, score_b, rate, temperature, readers, log_mu), z)

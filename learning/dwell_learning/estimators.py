@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from .policy import position_marginals, prefix_propensities
+from .policy import log_prefix_propensities, position_marginals, prefix_propensities
 
 ScoreFn = Callable[[np.ndarray], np.ndarray]  # features (n, 9) -> scores (n,)
 
@@ -100,6 +100,27 @@ def target_prefix_propensities(logged: Logged, score_fn: ScoreFn, rate: float, t
                      for x, o in zip(logged.features, logged.order)])
 
 
+def logging_log_prefix_propensities(logged: Logged) -> np.ndarray:
+    """log of logging_prefix_propensities, in log space (see policy.log_prefix_propensities)."""
+    k = logged.rewards.shape[1]
+    return np.stack([_padded(log_prefix_propensities(s, o, r, t), k) for s, o, r, t in
+                     zip(logged.scores, logged.order, logged.rate, logged.temperature)])
+
+
+def target_log_prefix_propensities(logged: Logged, score_fn: ScoreFn, rate: float, temperature: float) -> np.ndarray:
+    k = logged.rewards.shape[1]
+    return np.stack([_padded(log_prefix_propensities(score_fn(x), o, rate, temperature), k)
+                     for x, o in zip(logged.features, logged.order)])
+
+
+def prefix_weights(logged: Logged, score_fn: ScoreFn, rate: float, temperature: float,
+                   log_mu: np.ndarray | None = None) -> np.ndarray:
+    """Cascade weights pi(shown[:k+1]) / mu(shown[:k+1]), (n, K), as exp(log pi - log mu): finite where both
+    propensities underflow to 0 (their quotient was 0/0, NaN), 0 where the target cannot show the prefix."""
+    log_mu = logging_log_prefix_propensities(logged) if log_mu is None else log_mu
+    return np.exp(target_log_prefix_propensities(logged, score_fn, rate, temperature) - log_mu)
+
+
 @dataclass
 class Estimate:
     kind: str
@@ -168,14 +189,14 @@ def estimate(logged: Logged, score_fn: ScoreFn, rate: float, temperature: float,
     """The value (mean dwell per view) of the mixture policy (score_fn, rate, temperature)."""
     if kind == "position":
         return from_weights(position_weights(logged, score_fn, rate, temperature), logged.rewards, kind, **kw)
-    mu = logging_prefix_propensities(logged) if mu is None else mu
-    pi = target_prefix_propensities(logged, score_fn, rate, temperature)
+    if kind not in ("slate", "cascade"):
+        raise ValueError(f"unknown estimator kind {kind!r}")
+    with np.errstate(divide="ignore"):
+        log_mu = None if mu is None else np.log(mu)
+    w = prefix_weights(logged, score_fn, rate, temperature, log_mu)
     if kind == "slate":
-        w = (pi[:, -1] / mu[:, -1])[:, None]
-        return from_weights(w, logged.rewards.sum(axis=1, keepdims=True), kind, **kw)
-    if kind == "cascade":
-        return from_weights(pi / mu, logged.rewards, kind, **kw)
-    raise ValueError(f"unknown estimator kind {kind!r}")
+        return from_weights(w[:, -1:], logged.rewards.sum(axis=1, keepdims=True), kind, **kw)
+    return from_weights(w, logged.rewards, kind, **kw)
 
 
 def snips_difference(logged: Logged, score_a, score_b, rate: float, temperature: float,
@@ -187,9 +208,9 @@ def snips_difference(logged: Logged, score_a, score_b, rate: float, temperature:
         wa = position_weights(logged, score_a, rate, temperature)
         wb = position_weights(logged, score_b, rate, temperature)
     else:
-        mu = logging_prefix_propensities(logged)
-        wa = target_prefix_propensities(logged, score_a, rate, temperature) / mu
-        wb = target_prefix_propensities(logged, score_b, rate, temperature) / mu
+        log_mu = logging_log_prefix_propensities(logged)
+        wa = prefix_weights(logged, score_a, rate, temperature, log_mu)
+        wb = prefix_weights(logged, score_b, rate, temperature, log_mu)
     r = logged.rewards
 
     def snips(w: np.ndarray, rr: np.ndarray) -> np.ndarray:

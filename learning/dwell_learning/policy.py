@@ -20,11 +20,14 @@ def step_propensities(scores: np.ndarray, order: np.ndarray, temperature: float)
     """P(order[k] chosen at position k | order[:k] chosen), Plackett-Luce over softmax(s / T)."""
     s = np.asarray(scores, dtype=np.float64)
     w = np.exp((s - s.max()) / temperature)
-    remaining = w.sum()
+    left = np.ones(len(w), dtype=bool)
     steps = np.empty(len(order))
     for k, i in enumerate(order):
+        # the weight left is summed over the candidates not chosen (as PlackettLuceSampler.java): subtracting
+        # each choice from the total cancels to 0 where the best candidate's weight dwarfs the rest
+        remaining = w[left].sum()
         steps[k] = w[i] / remaining if remaining > 0 else 0.0
-        remaining = max(0.0, remaining - w[i])
+        left[i] = False
     return steps
 
 
@@ -40,6 +43,31 @@ def prefix_propensities(scores: np.ndarray, order: np.ndarray, rate: float, temp
     greedy = greedy_order(scores, len(order))
     is_greedy_prefix = np.cumprod(order == greedy).astype(bool)
     return rate * pl + (1.0 - rate) * is_greedy_prefix
+
+
+def log_step_propensities(scores: np.ndarray, order: np.ndarray, temperature: float) -> np.ndarray:
+    """log P(order[k] chosen at position k | order[:k] chosen), computed in log space: finite for any
+    candidate the Plackett-Luce draw can pick, where step_propensities' products underflow to 0."""
+    z = (np.asarray(scores, dtype=np.float64) - np.max(scores)) / temperature
+    left = np.ones(len(z), dtype=bool)
+    steps = np.empty(len(order))
+    for k, i in enumerate(order):
+        steps[k] = z[i] - np.logaddexp.reduce(z[left])
+        left[i] = False
+    return steps
+
+
+def log_prefix_propensities(scores: np.ndarray, order: np.ndarray, rate: float, temperature: float) -> np.ndarray:
+    """log of prefix_propensities, computed in log space (-inf for a prefix the policy cannot show). The
+    probability of an explored slate can be far below the smallest double (a ranker whose scores spread over
+    more than ~700 temperatures); the ratio of two such probabilities, an importance weight, is still finite."""
+    order = np.asarray(order)
+    log_pl = np.cumsum(log_step_propensities(scores, order, temperature))
+    is_greedy_prefix = np.cumprod(order == greedy_order(scores, len(order))).astype(bool)
+    with np.errstate(divide="ignore"):
+        explored = np.log(rate) + log_pl
+        greedy = np.where(is_greedy_prefix, np.log1p(-rate), -np.inf)
+    return np.logaddexp(explored, greedy)
 
 
 def slate_propensity(scores: np.ndarray, order: np.ndarray, rate: float, temperature: float) -> float:

@@ -29,7 +29,7 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 
 import numpy as np
 
-from .estimators import Logged, logging_prefix_propensities
+from .estimators import Logged, logging_log_prefix_propensities
 from .network import HIDDEN1, HIDDEN2, N_FEATURES, Weights
 
 
@@ -192,7 +192,7 @@ def _train_snips(net: _Net, logged: Logged, mu: np.ndarray, sd: np.ndarray, conf
         mask[i, : len(x)] = True
         order[i, : len(o)] = o
         shown[i, : len(o)] = True
-    log_mu = np.log(np.maximum(logging_prefix_propensities(logged), 1e-300)).astype(np.float32)
+    log_mu = logging_log_prefix_propensities(logged).astype(np.float32)
     r = logged.rewards.astype(np.float32)
     optimizer = tf.keras.optimizers.Adam(config.learning_rate)
     params = list(net.vars.values())

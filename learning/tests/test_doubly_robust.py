@@ -126,3 +126,20 @@ def test_reader_model_does_not_extrapolate_beyond_the_logs_it_was_fitted_on() ->
     assert fit.go_on(far, k) == pytest.approx(fit.go_on(edge, k))
     raw = ReaderFit(fit.mean, fit.scale, fit.read_coef, fit.read_var, fit.go_coef, fit.p_open)
     assert not np.allclose(raw.read_seconds(far, k), fit.read_seconds(far, k))
+
+
+def test_dr_is_finite_where_the_logged_propensities_underflow() -> None:
+    # a logging ranker whose scores spread over ~1000 temperatures: its explored slates' propensities are 0 in
+    # doubles (and the steps after its best candidate cancelled to 0), so pi / mu was 0 / 0 for the policy itself
+    rng = np.random.default_rng(12)
+    logged, _ = _world(300, 13)
+    steep = lambda x: 500.0 * (2.0 * x[:, 0] + x[:, 1])
+    logged.scores = [steep(x) for x in logged.features]
+    logged.order = [sample(s, K, RATE, T, rng)[0] for s in logged.scores]
+    fitted = fit_readers(_world(600, 14)[0])
+    values = dr_estimate(logged, steep, RATE, T, fitted)
+    assert np.isfinite(values.ips) and np.isfinite(values.ips_ci[0]) and np.isfinite(values.ips_ci[1])
+    assert np.isfinite(estimate(logged, steep, RATE, T, kind="cascade").snips)
+    gain, (lo, hi) = dr_difference(logged, steep, steep, RATE, T, fitted)
+    assert gain == 0.0 and lo == hi == 0.0
+    assert np.isfinite(dr_difference(logged, target, steep, RATE, T, fitted)[0])

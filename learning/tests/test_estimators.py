@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from dwell_learning.estimators import Logged, estimate, join, snips_difference
-from dwell_learning.policy import (position_marginals, prefix_propensities, sample, slate_propensity,
-                                   step_propensities)
+from dwell_learning.policy import (log_prefix_propensities, position_marginals, prefix_propensities, sample,
+                                   slate_propensity, step_propensities)
 
 E = math.e
 
@@ -17,6 +17,38 @@ def test_step_propensities_are_plackett_luce_by_hand() -> None:
     # scores 1, 0, 0 at T=1: weights e, 1, 1.
     steps = step_propensities(np.array([1.0, 0.0, 0.0]), np.array([1, 0, 2]), 1.0)
     assert steps == pytest.approx([1 / (E + 2), E / (E + 1), 1.0])
+
+
+def test_step_propensities_stay_exact_where_the_best_candidate_dwarfs_the_rest() -> None:
+    # scores 40, 20, 19, 18 at T 0.3: weights e^0, e^-66.7, e^-70, e^-73.3; the total minus the best's weight
+    # cancelled to 0 in doubles, and every later step came out 0
+    s, order = np.array([40.0, 20.0, 19.0, 18.0]), np.array([0, 2, 1])
+    a, b, c = 20 / 0.3, 19 / 0.3, 18 / 0.3
+    want = [1.0, 1 / (math.exp(a - b) + 1 + math.exp(c - b)), 1 / (1 + math.exp(c - a))]
+    assert step_propensities(s, order, 0.3) == pytest.approx(want, rel=1e-12)
+    mixture = 0.15 * np.cumprod(want) + 0.85 * np.array([1, 0, 0])   # [0] is the greedy prefix, [0, 2] is not
+    assert prefix_propensities(s, order, 0.15, 0.3) == pytest.approx(mixture, rel=1e-12)
+    assert log_prefix_propensities(s, order, 0.15, 0.3) == pytest.approx(np.log(mixture), rel=1e-12)
+
+
+def test_log_prefix_propensities_where_the_propensities_underflow() -> None:
+    # scores 0, -100, ..., -900 at T 0.1: an explored order from the bottom has probability ~e^-25000
+    s = -100.0 * np.arange(10)
+    order = np.arange(10)[::-1]
+    z = s / 0.1
+    want = np.cumsum([z[i] - np.logaddexp.reduce(z[order[k:]]) for k, i in enumerate(order)]) + math.log(0.2)
+    assert prefix_propensities(s, order, 0.2, 0.1)[-1] == 0.0, "below the smallest double"
+    assert log_prefix_propensities(s, order, 0.2, 0.1) == pytest.approx(want, rel=1e-12)
+    greedy_pl = np.cumsum([z[k] - np.logaddexp.reduce(z[k:]) for k in range(10)])
+    assert log_prefix_propensities(s, np.arange(10), 0.2, 0.1) == pytest.approx(np.log(0.8 + 0.2 * np.exp(greedy_pl)), abs=1e-12)
+    assert np.all(log_prefix_propensities(s, order, 0.0, 0.1) == -np.inf), "rate 0 never explores"
+    # the logging policy estimated on its own logs: every weight is 1, where pi / mu was 0 / 0
+    x = np.zeros((10, 9))
+    logged = Logged([x, x], [s, s], [order, np.arange(10)], np.array([[2.0] * 10, [1.0] * 10]), np.array([0.2, 0.2]),
+                    np.array([0.1, 0.1]), np.array([0.0, 0.8]), np.array([True, False]))
+    for kind in ("cascade", "slate"):
+        e = estimate(logged, lambda _: s, 0.2, 0.1, kind=kind)
+        assert e.ips == pytest.approx(15.0) and e.snips == pytest.approx(15.0) and e.max_weight == pytest.approx(1.0)
 
 
 def test_mixture_propensity_of_greedy_and_explored_orders() -> None:

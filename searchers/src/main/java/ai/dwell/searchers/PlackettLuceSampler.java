@@ -48,22 +48,26 @@ public class PlackettLuceSampler {
         return new Slate(order, steps, pl, propensity, explored);
     }
 
-    /** The Plackett-Luce probability of each choice in order, given the choices before it. */
+    /**
+     * The Plackett-Luce probability of each choice in order, given the choices before it. The weight left at each
+     * position is summed over the candidates not yet chosen, not kept by subtracting each choice from the total:
+     * where the best candidate's weight dwarfs the rest (scores spread over more than ~37 temperatures), the
+     * subtraction cancelled to 0 and the next steps came out infinite.
+     */
     double[] stepPropensities(double[] scores, int[] order) {
         double max = Double.NEGATIVE_INFINITY;
         for (double score : scores) max = Math.max(max, score);
         double[] weights = new double[scores.length];
-        double remaining = 0;
-        for (int i = 0; i < scores.length; i++) {
+        for (int i = 0; i < scores.length; i++)
             weights[i] = Math.exp((scores[i] - max) / temperature);
-            remaining += weights[i];
-        }
+        boolean[] chosen = new boolean[scores.length];
         double[] steps = new double[order.length];
         for (int position = 0; position < order.length; position++) {
-            double weight = weights[order[position]];
-            steps[position] = weight / remaining;
-            remaining -= weight;
-            if (remaining < 0) remaining = 0;
+            double remaining = 0;
+            for (int i = 0; i < weights.length; i++)
+                if ( ! chosen[i]) remaining += weights[i];
+            steps[position] = remaining > 0 ? weights[order[position]] / remaining : 0;
+            chosen[order[position]] = true;
         }
         return steps;
     }

@@ -20,6 +20,21 @@ public class PlackettLuceSamplerTest {
     private static final double[] SCORES = {2.0, 1.2, 0.5, -0.3};
 
     @Test
+    void stepPropensitiesStayExactWhereTheBestCandidateDwarfsTheRest() {
+        // weights e^0, e^-66.7, e^-70, e^-73.3: the total minus the best's weight cancels to 0 in doubles
+        PlackettLuceSampler sampler = new PlackettLuceSampler(0.15, 0.3);
+        double[] steps = sampler.stepPropensities(new double[] {40, 20, 19, 18}, new int[] {0, 2, 1});
+        double a = 20 / 0.3, b = 19 / 0.3, c = 18 / 0.3; // each candidate's score over T, relative within the rest
+        double second = 1 / (Math.exp(a - b) + 1 + Math.exp(c - b));
+        double third = 1 / (1 + Math.exp(c - a));
+        assertEquals(1.0, steps[0], 1e-15);
+        assertEquals(second, steps[1], 1e-12 * second);
+        assertEquals(third, steps[2], 1e-12 * third);
+        Slate slate = sampler.slate(new double[] {40, 20, 19, 18}, new int[] {0, 2, 1}, true);
+        assertEquals(0.15 * second * third, slate.propensity(), 1e-12 * slate.propensity());
+    }
+
+    @Test
     void stepPropensitiesAreSoftmaxOverTheCandidatesLeft() {
         PlackettLuceSampler sampler = new PlackettLuceSampler(1.0, 0.5);
         Slate slate = sampler.slate(SCORES, new int[] {2, 0, 3}, true);
