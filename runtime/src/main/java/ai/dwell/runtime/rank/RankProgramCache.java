@@ -75,7 +75,8 @@ public final class RankProgramCache {
         compiles.incrementAndGet();
         QueryProperties recorded = query.recordingReads();
         MatchResult matched = match.get();
-        RankProgram program = new RankProgram(profile, assets, index, matched.terms(), matched.nearestNeighbors(), matched.rankTerms(), recorded);
+        RankProgram program = new RankProgram(profile, assets, index, matched.terms(), matched.nearestNeighbors(), matched.rankTerms(),
+                                              matched.predicates(), recorded);
         program.startQuery(clockSecond);
         if (program.readsTerms() || ! program.compileOutputs()) return new Lease(program, null, false);
         Entry entry = signatures.entryFor(new Signature(query, recorded.reads()));
