@@ -61,6 +61,9 @@ public class PredicateSearchTest {
                     }
                 }
                 rank-profile default {
+                    first-phase {
+                        expression: 1
+                    }
                     match-features: subqueries(target) subqueries(target).lsb subqueries(target).msb
                 }
             }
