@@ -1,6 +1,6 @@
 """Predicate fields (tests/apps/predicates, issue 18): ads whose predicate field says which users may see them, fed
 with the vespa CLI, matched by YQL's predicate operator (features, range features, subqueries in both the "0x.." and
-the "[i,j]" forms) alone and under AND and NOT with other items, with subqueries(target) and its lsb and msb as match
+the "[i,j]" forms) alone and under AND, OR and NOT with other items, with subqueries(target) and its lsb and msb as match
 and summary features; rewritten and removed through /document/v1, and again after a restart. Every answer against each
 ad's boolean expression evaluated here, once per subquery, from what was fed.
 
@@ -236,6 +236,16 @@ def test_predicate_combines_with_other_items(runtime: Runtime) -> None:
         check(query, ADS, ' and kind contains "video"', lambda ad: ad["kind"] == "video")
         check(query, ADS, ' and !(kind contains "video")', lambda ad: ad["kind"] != "video")
         check(query, ADS, " and bid > 5", lambda ad: ad["bid"] > 5)
+
+
+def test_predicate_under_or(runtime: Runtime) -> None:
+    for query in QUERIES[:15]:
+        bits = {name: subqueries(ad["tree"], query) for name, ad in ADS.items()}
+        hits = answer(query.yql(' or kind contains "video"'))
+        assert sorted(hit["fields"]["name"] for hit in hits) == sorted(
+            name for name, ad in ADS.items() if bits[name] or ad["kind"] == "video"), query.yql()
+        for hit in hits:  # an ad only the other branch matched has no subqueries, as proton sets them only where the item matched
+            assert hit["fields"]["matchfeatures"]["subqueries(target).lsb"] == bits[hit["fields"]["name"]] & 0xFFFFFFFF, hit
 
 
 def test_subqueries_as_rank_and_summary_features(runtime: Runtime) -> None:
