@@ -26,6 +26,7 @@ public final class PredicateAssignment {
     private final int[] rangeStarts;    // where each key's values start in rangeValues (one past the last at the end)
     private final long[] rangeValues;
     private final long[] rangeBits;
+    private final List<RangeFeature> ranges;
 
     public PredicateAssignment(List<Feature> features, List<RangeFeature> ranges) {
         int capacity = Integer.highestOneBit(Math.max(4, features.size() * 2)) * 2;
@@ -49,7 +50,11 @@ public final class PredicateAssignment {
             }
         }
         rangeStarts[k] = v;
+        this.ranges = List.copyOf(ranges);
     }
+
+    /** The range features, as given. */
+    public List<RangeFeature> ranges() { return ranges; }
 
     private void addFeature(long hash, long bits) {
         if (hash == 0) { zeroHashBits |= bits; return; }

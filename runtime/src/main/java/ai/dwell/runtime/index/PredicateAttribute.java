@@ -13,15 +13,17 @@ import java.util.Map;
  * A predicate attribute: each document's boolean constraint over query features (Vespa's predicate field), compiled
  * to a {@link PredicateProgram}, and posting lists that find the documents a query's features can satisfy.
  *
- * A document is a candidate for a query if it is posted under one of the query's feature hashes ("key=value", or a
- * range key), or if its predicate holds without any feature (a {@code true} predicate, or one under a negation: proton's
+ * A document is a candidate for a query if it is posted under one of the query's feature hashes ("key=value"), under
+ * the label of a partition holding one of its range values (the blocks optimize_predicate partitioned the document's
+ * ranges into, with the field's arity; or under the range's key, for ranges with negative partitions), or if its
+ * predicate holds without any feature (a {@code true} predicate, or one under a negation: proton's
  * zero-constraint documents). A predicate that holds for no feature it mentions holds for none, so the candidates are
  * all the documents that can match; each is then evaluated exactly, for all 64 subqueries at once. A document without
  * a value, or with {@code false}, matches nothing, as in proton.
  *
- * The arity and the bounds of the field's index settings shape proton's interval encoding, which is a matter of
- * speed; this evaluates ranges by comparison, which gives the same answers for the query values proton accepts (the
- * container's ValidatePredicateSearcher refuses values outside the bounds).
+ * Ranges are evaluated by comparison, which gives the answers proton's interval encoding gives for the values it
+ * accepts (the container's ValidatePredicateSearcher refuses values outside the field's bounds); the partitions only
+ * choose the candidates.
  */
 public final class PredicateAttribute extends Attribute {
 
@@ -31,8 +33,14 @@ public final class PredicateAttribute extends Attribute {
     private final Map<Long, PostingList> postings = new HashMap<>();
     private final BitSet zeroConstraint = new BitSet();
     private int depth = 1; // the deepest program's stack
+    private final int arity;
 
-    public PredicateAttribute(String name) { super(name); }
+    /** A predicate attribute whose documents' ranges optimize_predicate partitioned with this arity (the field's index setting). */
+    public PredicateAttribute(String name, int arity) {
+        super(name);
+        if (arity < 2) throw new IllegalArgumentException("Predicate field '" + name + "': arity " + arity + ", must be at least 2");
+        this.arity = arity;
+    }
 
     @Override
     public void set(int lid, FieldValue value) {
@@ -70,12 +78,7 @@ public final class PredicateAttribute extends Attribute {
 
     /** The documents among the allowed ones whose predicate holds for some subquery of the query, each with the subqueries it holds for. */
     public Hits match(PredicateAssignment query, BitSet allowed) {
-        BitSet candidates = (BitSet) zeroConstraint.clone();
-        for (long key : query.postingKeys()) {
-            PostingList list = postings.get(key);
-            if (list != null) list.orInto(candidates, allowed);
-        }
-        candidates.and(allowed);
+        BitSet candidates = candidates(query, allowed);
         int[] lids = new int[Math.max(1, candidates.cardinality())];
         long[] subqueries = new long[lids.length];
         long[] stack = new long[depth];
@@ -87,6 +90,24 @@ public final class PredicateAttribute extends Attribute {
             subqueries[count++] = bits;
         }
         return new Hits(lids, subqueries, count);
+    }
+
+    /**
+     * The documents that may match: those posted under the query's features, its range keys and the partitions holding
+     * its range values, and those whose predicate holds without any feature; among the allowed.
+     */
+    BitSet candidates(PredicateAssignment query, BitSet allowed) {
+        BitSet candidates = (BitSet) zeroConstraint.clone();
+        for (long key : query.postingKeys()) addPosted(key, candidates, allowed);
+        for (PredicateAssignment.RangeFeature range : query.ranges())
+            for (long key : PredicateProgram.rangeValueKeys(range.key(), range.value(), arity)) addPosted(key, candidates, allowed);
+        candidates.and(allowed);
+        return candidates;
+    }
+
+    private void addPosted(long key, BitSet candidates, BitSet allowed) {
+        PostingList list = postings.get(key);
+        if (list != null) list.orInto(candidates, allowed);
     }
 
     /** The documents a predicate query matched, in increasing order, and the subqueries each matched for. */
@@ -127,11 +148,14 @@ public final class PredicateAttribute extends Attribute {
             if (programs[lid] == null) continue;
             int[] ops = programs[lid].ops();
             long[] args = programs[lid].args();
+            long[] keys = programs[lid].postingKeys();
             out.writeInt(lid);
             out.writeInt(ops.length);
             out.writeInts(ops, 0, ops.length);
             out.writeInt(args.length);
             out.writeLongs(args, 0, args.length);
+            out.writeInt(keys.length);
+            out.writeLongs(keys, 0, keys.length);
         }
     }
 
@@ -145,8 +169,10 @@ public final class PredicateAttribute extends Attribute {
             in.readInts(ops, 0, ops.length);
             long[] args = new long[in.readLength(8)];
             in.readLongs(args, 0, args.length);
+            long[] keys = new long[in.readLength(8)];
+            in.readLongs(keys, 0, keys.length);
             try {
-                add(lid, new PredicateProgram(ops, args));
+                add(lid, new PredicateProgram(ops, args, keys));
             }
             catch (IllegalStateException e) {
                 throw new ai.dwell.runtime.format.CorruptStateException("Attribute '" + name() + "': " + e.getMessage());

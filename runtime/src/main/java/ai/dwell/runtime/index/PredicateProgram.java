@@ -8,6 +8,7 @@ import com.yahoo.document.predicate.FeatureSet;
 import com.yahoo.document.predicate.Negation;
 import com.yahoo.document.predicate.Predicate;
 import com.yahoo.document.predicate.PredicateHash;
+import com.yahoo.document.predicate.RangePartition;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,11 +27,13 @@ public final class PredicateProgram {
 
     private final int[] ops;    // (code << 24) | operand count
     private final long[] args;  // the hashes of SET, the key hash, from and to of RANGE, in program order
+    private final long[] postingKeys; // distinct, sorted
     private final int depth;    // the stack this needs
 
-    PredicateProgram(int[] ops, long[] args) {
+    PredicateProgram(int[] ops, long[] args, long[] postingKeys) {
         this.ops = ops;
         this.args = args;
+        this.postingKeys = postingKeys;
         this.depth = depthOf(ops);
         if (argsOf(ops) != args.length)
             throw new IllegalStateException("Predicate program of " + args.length + " arguments needs " + argsOf(ops));
@@ -41,7 +44,27 @@ public final class PredicateProgram {
         Builder builder = new Builder();
         builder.add(predicate);
         return new PredicateProgram(builder.ops.stream().mapToInt(Integer::intValue).toArray(),
-                                    builder.args.stream().mapToLong(Long::longValue).toArray());
+                                    builder.args.stream().mapToLong(Long::longValue).toArray(),
+                                    distinct(builder.postingKeys.stream().mapToLong(Long::longValue).toArray()));
+    }
+
+    /**
+     * The hashes a range feature's value is looked up under, besides its key's: the labels of the aligned blocks of
+     * arity^k values holding it (k = 1, 2, ...: "key=start-end") and of its edge block ("key=start"), as Vespa's range
+     * partitions label them (proton's PredicateRangeTermExpander, for a value of 0 or more). A negative value has none: the
+     * documents with negative range partitions are posted under their key.
+     */
+    static long[] rangeValueKeys(String key, long value, int arity) {
+        if (value < 0) return new long[0];
+        List<Long> keys = new ArrayList<>();
+        keys.add(PredicateHash.hash64(key + "=" + value / arity * arity));
+        for (long size = arity; ; size *= arity) {
+            long start = value / size * size;
+            if (start > Long.MAX_VALUE - (size - 1)) break;
+            keys.add(PredicateHash.hash64(key + "=" + start + "-" + (start + size - 1)));
+            if (size > Long.MAX_VALUE / arity) break;
+        }
+        return keys.stream().mapToLong(Long::longValue).toArray();
     }
 
     /** The hash of a feature "key=value", as postings and queries key it. */
@@ -90,21 +113,20 @@ public final class PredicateProgram {
     /** The stack {@link #evaluate} needs. */
     public int depth() { return depth; }
 
-    /** The hashes a document's postings are kept under: of its set features, and of its range keys (distinct). */
-    long[] postingKeys() {
-        long[] keys = new long[args.length];
-        int count = 0, arg = 0;
-        for (int op : ops) {
-            int code = op >>> 24;
-            if (code == SET) for (int i = 0; i < (op & 0xFFFFFF); i++) keys[count++] = args[arg++];
-            else if (code == RANGE) { keys[count++] = args[arg]; arg += 3; }
-        }
-        long[] distinct = Arrays.copyOf(keys, count);
-        Arrays.sort(distinct);
+    /**
+     * The hashes a document's postings are kept under (distinct): of its set features; of the labels of a range's
+     * partitions (the blocks of values optimize_predicate partitioned it into with the field's arity), where those are
+     * all of values 0 or more; else of the range's key.
+     */
+    long[] postingKeys() { return postingKeys; }
+
+    private static long[] distinct(long[] keys) {
+        long[] sorted = keys.clone();
+        Arrays.sort(sorted);
         int size = 0;
-        for (int i = 0; i < distinct.length; i++)
-            if (size == 0 || distinct[size - 1] != distinct[i]) distinct[size++] = distinct[i];
-        return Arrays.copyOf(distinct, size);
+        for (int i = 0; i < sorted.length; i++)
+            if (size == 0 || sorted[size - 1] != sorted[i]) sorted[size++] = sorted[i];
+        return Arrays.copyOf(sorted, size);
     }
 
     int[] ops() { return ops; }
@@ -137,17 +159,20 @@ public final class PredicateProgram {
 
         final List<Integer> ops = new ArrayList<>();
         final List<Long> args = new ArrayList<>();
+        final List<Long> postingKeys = new ArrayList<>();
 
         void add(Predicate predicate) {
             if (predicate instanceof BooleanPredicate b) ops.add((b.getValue() ? TRUE : FALSE) << 24);
             else if (predicate instanceof FeatureSet set) {
                 for (String value : set.getValues()) args.add(featureHash(set.getKey(), value));
+                for (String value : set.getValues()) postingKeys.add(featureHash(set.getKey(), value));
                 ops.add(SET << 24 | set.getValues().size());
             }
             else if (predicate instanceof FeatureRange range) {
                 args.add(rangeKeyHash(range.getKey()));
                 args.add(range.getFromInclusive() == null ? Long.MIN_VALUE : range.getFromInclusive());
                 args.add(range.getToInclusive() == null ? Long.MAX_VALUE : range.getToInclusive());
+                postRange(range);
                 ops.add(RANGE << 24);
             }
             else if (predicate instanceof Negation negation) {
@@ -158,6 +183,15 @@ public final class PredicateProgram {
             else if (predicate instanceof Disjunction disjunction) operator(OR, disjunction.getOperands());
             else throw new IllegalArgumentException("Predicate node " + predicate.getClass().getSimpleName() + " (" + predicate +
                                                     ") is not supported by this content engine");
+        }
+
+        private void postRange(FeatureRange range) {
+            List<RangePartition> partitions = new ArrayList<>(range.getPartitions());
+            partitions.addAll(range.getEdgePartitions());
+            String negative = range.getKey() + "=-";
+            boolean labelled = ! partitions.isEmpty() && partitions.stream().noneMatch(partition -> partition.getLabel().startsWith(negative));
+            if ( ! labelled) postingKeys.add(rangeKeyHash(range.getKey()));
+            else for (RangePartition partition : partitions) postingKeys.add(PredicateHash.hash64(partition.getLabel()));
         }
 
         private void operator(int code, List<Predicate> operands) {

@@ -47,7 +47,7 @@ public class PredicateAttributeTest {
 
     @Test
     void handComputedMatchesAndSubqueries() {
-        PredicateAttribute attribute = new PredicateAttribute("target");
+        PredicateAttribute attribute = new PredicateAttribute("target", 8);
         attribute.set(1, value("gender in [male] and age in [30..40]"));
         attribute.set(2, value("not (country in [no])"));
         attribute.set(3, value("true"));
@@ -101,7 +101,7 @@ public class PredicateAttributeTest {
         Predicate written = Predicate.fromString("not (x in [1] and (y in [2] or z in [3]))");
         Predicate optimized = optimized(copy(written), options);
         assertEquals("x not in [1] or y not in [2] or z not in [3]", optimized.toString());
-        PredicateAttribute attribute = new PredicateAttribute("target");
+        PredicateAttribute attribute = new PredicateAttribute("target", 8);
         attribute.set(1, new PredicateFieldValue(optimized));
         attribute.set(2, new PredicateFieldValue(written));
         BitSet all = new BitSet();
@@ -113,7 +113,7 @@ public class PredicateAttributeTest {
 
     @Test
     void aValueThatIsNotAPredicateIsRefused() {
-        PredicateAttribute attribute = new PredicateAttribute("target");
+        PredicateAttribute attribute = new PredicateAttribute("target", 8);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                                                   () -> attribute.set(1, new com.yahoo.document.datatypes.StringFieldValue("gender in [male]")));
         assertTrue(e.getMessage().contains("'target' takes predicates"), e.getMessage());
@@ -121,19 +121,45 @@ public class PredicateAttributeTest {
 
     @Test
     void randomPredicatesMatchAsTheirTreesEvaluate() throws IOException {
-        Random random = new Random(31);
-        PredicateOptions options = new PredicateOptions(4, -100L, 100L);
+        randomPredicatesMatchAsTheirTreesEvaluate(new Random(31), new PredicateOptions(4, -100L, 100L));
+        randomPredicatesMatchAsTheirTreesEvaluate(new Random(32), new PredicateOptions(8, 0L, 100L)); // no negative partitions
+        randomPredicatesMatchAsTheirTreesEvaluate(new Random(33), new PredicateOptions(2, Long.MIN_VALUE, Long.MAX_VALUE));
+    }
+
+    @Test
+    void theCandidatesOfARangeAreThePartitionsHoldingTheValue() {
+        PredicateOptions options = new PredicateOptions(4, 0L, 120L);
+        PredicateAttribute attribute = new PredicateAttribute("target", 4);
+        attribute.set(1, new PredicateFieldValue(optimized(Predicate.fromString("age in [30..40]"), options)));
+        attribute.set(2, new PredicateFieldValue(optimized(Predicate.fromString("age in [0..120]"), options)));
+        attribute.set(3, new PredicateFieldValue(Predicate.fromString("age in [30..40]"))); // not partitioned: posted under its key
+        BitSet all = new BitSet();
+        all.set(1, 4);
+        for (int age = 0; age <= 120; age++) {
+            BitSet expected = new BitSet();
+            if (age >= 30 && age <= 40) { expected.set(1); expected.set(3); }
+            expected.set(2);
+            PredicateAssignment query = new PredicateAssignment(List.of(), List.of(new PredicateAssignment.RangeFeature("age", age, -1L)));
+            BitSet candidates = attribute.candidates(query, all);
+            // 1 is a candidate where a partition of [30..40] holds the age (28-31 is one edge block, 40-43 the other)
+            assertEquals(age >= 28 && age <= 43, candidates.get(1), "age " + age);
+            assertTrue(candidates.get(2) && candidates.get(3), "age " + age);
+            assertEquals(expected, attribute.match(query, all).toBitSet(), "age " + age);
+        }
+    }
+
+    private void randomPredicatesMatchAsTheirTreesEvaluate(Random random, PredicateOptions options) throws IOException {
         int documents = 300;
         Predicate[] trees = new Predicate[documents];
-        PredicateAttribute attribute = new PredicateAttribute("target");
+        PredicateAttribute attribute = new PredicateAttribute("target", options.getArity());
         for (int lid = 1; lid < documents; lid++) {
             if (random.nextInt(20) == 0) continue; // no value
-            trees[lid] = optimized(randomPredicate(random, 3), options);
+            trees[lid] = optimized(randomPredicate(random, random.nextInt(3) == 0 ? 0 : 3), options);
             attribute.set(lid, new PredicateFieldValue(copy(trees[lid])));
         }
         BitSet all = new BitSet();
         all.set(1, documents);
-        assertMatchesAsTrees(random, attribute, trees, all, 200);
+        assertMatchesAsTrees(random, attribute, trees, all, 200, options);
 
         for (int i = 0; i < 60; i++) { // rewrites and removes
             int lid = 1 + random.nextInt(documents - 1);
@@ -142,23 +168,26 @@ public class PredicateAttributeTest {
                 attribute.clear(lid);
             }
             else {
-                trees[lid] = optimized(randomPredicate(random, 3), options);
+                trees[lid] = optimized(randomPredicate(random, random.nextInt(3) == 0 ? 0 : 3), options);
                 attribute.set(lid, new PredicateFieldValue(copy(trees[lid])));
             }
         }
-        assertMatchesAsTrees(random, attribute, trees, all, 200);
+        assertMatchesAsTrees(random, attribute, trees, all, 200, options);
 
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         StateOutput out = new StateOutput(Channels.newChannel(bytes));
         attribute.writeState(out, documents);
         out.flush();
-        PredicateAttribute loaded = new PredicateAttribute("target");
+        PredicateAttribute loaded = new PredicateAttribute("target", options.getArity());
         loaded.readState(new StateInput(Channels.newChannel(new ByteArrayInputStream(bytes.toByteArray())), bytes.size()), documents);
         for (int lid = 1; lid < documents; lid++) assertEquals(trees[lid] != null, loaded.hasValue(lid));
-        assertMatchesAsTrees(random, loaded, trees, all, 200);
+        assertMatchesAsTrees(random, loaded, trees, all, 200, options);
     }
 
-    private static void assertMatchesAsTrees(Random random, PredicateAttribute attribute, Predicate[] trees, BitSet allowed, int queries) {
+    /** Random queries, their numbers within the bounds (the container refuses others). */
+    private static void assertMatchesAsTrees(Random random, PredicateAttribute attribute, Predicate[] trees, BitSet allowed, int queries,
+                                             PredicateOptions options) {
+        int low = (int) Math.max(-100, options.getLowerBound()), high = (int) Math.min(100, options.getUpperBound());
         int matched = 0;
         for (int q = 0; q < queries; q++) {
             List<PredicateAssignment.Feature> features = new ArrayList<>();
@@ -166,7 +195,7 @@ public class PredicateAttributeTest {
             for (int i = random.nextInt(5); i > 0; i--)
                 features.add(new PredicateAssignment.Feature(KEYS[random.nextInt(KEYS.length)], VALUES[random.nextInt(VALUES.length)], randomSubqueries(random)));
             for (int i = random.nextInt(3); i > 0; i--)
-                ranges.add(new PredicateAssignment.RangeFeature(RANGE_KEYS[random.nextInt(RANGE_KEYS.length)], random.nextInt(201) - 100, randomSubqueries(random)));
+                ranges.add(new PredicateAssignment.RangeFeature(RANGE_KEYS[random.nextInt(RANGE_KEYS.length)], low + random.nextInt(high - low + 1), randomSubqueries(random)));
             PredicateAttribute.Hits hits = attribute.match(new PredicateAssignment(features, ranges), allowed);
             List<Integer> expected = new ArrayList<>();
             for (int lid = allowed.nextSetBit(0); lid >= 0; lid = allowed.nextSetBit(lid + 1)) {
@@ -230,7 +259,7 @@ public class PredicateAttributeTest {
                 // within the bounds of the options (-100 to 100), open at one end at times
                 Long from = random.nextInt(4) == 0 ? null : (long) (random.nextInt(201) - 100);
                 Long to = from != null && random.nextInt(4) == 0 ? null
-                        : from == null ? (long) (random.nextInt(201) - 100) : Math.min(100, from + random.nextInt(80));
+                        : from == null ? (long) (random.nextInt(201) - 100) : Math.min(100, from + random.nextInt(random.nextBoolean() ? 20 : 200));
                 yield new FeatureRange(RANGE_KEYS[random.nextInt(RANGE_KEYS.length)], from, to);
             }
             default -> new BooleanPredicate(random.nextInt(4) != 0);
