@@ -1,12 +1,13 @@
 """Predicate fields (tests/apps/predicates, issue 18): ads whose predicate field says which users may see them, fed
 with the vespa CLI, matched by YQL's predicate operator (features, range features, subqueries in both the "0x.." and
-the "[i,j]" forms) alone and under AND, OR and NOT with other items, with subqueries(target) and its lsb and msb as match
-and summary features; rewritten and removed through /document/v1, and again after a restart. Every answer against each
-ad's boolean expression evaluated here, once per subquery, from what was fed.
+the "[i,j]" forms) and by the container's boolean.* query properties, alone and under AND, OR and NOT with other items,
+with subqueries(target) and its lsb and msb as match and summary features; rewritten and removed through /document/v1,
+and again after a restart. Every answer against each ad's boolean expression evaluated here, once per subquery, from
+what was fed.
 
 The predicates are drawn so that a negation is only over a flat and/or of leaves: Vespa's optimize_predicate (which the
 indexing script runs before proton, or this runtime, indexes a predicate) rewrites not (a and (b or c)) into a predicate
-that does not hold where the written one does (runtime/README.md, Predicate fields), and this test evaluates what is
+that does not hold where the written one does (runtime/README.md, "Predicate search"), and this test evaluates what is
 written."""
 from __future__ import annotations
 
@@ -257,6 +258,20 @@ def test_subqueries_as_rank_and_summary_features(runtime: Runtime) -> None:
             bits = expected[hit["fields"]["name"]]
             assert hit["relevance"] == bits & 0xFFFFFFFF
             assert hit["fields"]["summaryfeatures"]["subqueries(target).msb"] == bits >> 32
+
+
+def test_the_boolean_query_properties_ask_the_same(runtime: Runtime) -> None:
+    # the container's BooleanSearcher: boolean.field, boolean.attributes and boolean.rangeAttributes, ANDed to the query
+    for query in QUERIES[:10]:
+        features = [(k, v, b) for k, v, b in query.features if b == ALL]
+        ranges = [(k, n, b) for k, n, b in query.ranges if b == ALL]
+        plain = Query(features, ranges)
+        expected = sorted(name for name, ad in ADS.items() if subqueries(ad["tree"], plain))
+        hits = answer("select * from ad where true", **{
+            "boolean.field": "target",
+            "boolean.attributes": "{" + ",".join(f"{k}:{v}" for k, v, _ in features) + "}",
+            "boolean.rangeAttributes": "{" + ",".join(f"{k}:{n}" for k, n, _ in ranges) + "}"})
+        assert sorted(hit["fields"]["name"] for hit in hits) == expected, (features, ranges)
 
 
 def test_a_number_outside_the_fields_bounds_is_refused_by_the_container(runtime: Runtime) -> None:
