@@ -120,7 +120,7 @@ final class QueryExecution implements AutoCloseable {
         Optional<MatchPhaseLimiter> limiter = MatchPhaseSettings.limiter(profile, query.properties(), index);
         if (limiter.isPresent() && limiter.get().limits(match.hitCount(), index.lidLimit())) {
             MatchPhaseLimiter.Limited limited = limiter.get().limit(match.hits(), index.lidLimit(), query.root());
-            match = new MatchResult(limited.hits(), match.terms(), match.nearestNeighbors(), match.rankTerms());
+            match = new MatchResult(limited.hits(), match.terms(), match.nearestNeighbors(), match.rankTerms(), match.predicates());
             if (limited.degraded()) {
                 degraded = true;
                 covered -= index.searchedCount() - coveredDocuments(index, limited.coveredDocIdSpace());

@@ -415,6 +415,7 @@ public final class DocumentIndex {
             case STRING -> new StringAttribute(config.name(), config.match() == AttributesConfig.Attribute.Match.CASED, fastSearch);
             case TENSOR -> tensorAttribute(config);
             case REFERENCE -> new ReferenceAttribute(config.name(), referenceTarget(config.name()));
+            case PREDICATE -> new PredicateAttribute(config.name(), config.arity());
             default -> throw new IllegalArgumentException("Attribute '" + config.name() + "' of '" + type.getName() + "': data type " + config.datatype() + " is not supported");
         };
     }

@@ -15,16 +15,24 @@ public final class MatchResult {
     private final List<QueryTerm> terms;
     private final List<NearestNeighborTerm> nearestNeighbors;
     private final List<RankTerm> rankTerms;
+    private final List<PredicateTerm> predicates;
     private BitSet hits; // made when asked for
 
     /** The first count ids of lids (increasing, not copied), and the terms. */
     public MatchResult(int[] lids, int count, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors, List<RankTerm> rankTerms) {
+        this(lids, count, terms, nearestNeighbors, rankTerms, List.of());
+    }
+
+    /** The first count ids of lids (increasing, not copied), the terms, and the predicate items with their subqueries. */
+    public MatchResult(int[] lids, int count, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors, List<RankTerm> rankTerms,
+                       List<PredicateTerm> predicates) {
         if (count > lids.length) throw new IllegalArgumentException(count + " ids of an array of " + lids.length);
         this.lids = lids;
         this.count = count;
         this.terms = List.copyOf(terms);
         this.nearestNeighbors = List.copyOf(nearestNeighbors);
         this.rankTerms = List.copyOf(rankTerms);
+        this.predicates = List.copyOf(predicates);
     }
 
     public MatchResult(int[] lids, int count, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors) {
@@ -32,7 +40,12 @@ public final class MatchResult {
     }
 
     public MatchResult(BitSet hits, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors, List<RankTerm> rankTerms) {
-        this(hits.stream().toArray(), hits.cardinality(), terms, nearestNeighbors, rankTerms);
+        this(hits, terms, nearestNeighbors, rankTerms, List.of());
+    }
+
+    public MatchResult(BitSet hits, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors, List<RankTerm> rankTerms,
+                       List<PredicateTerm> predicates) {
+        this(hits.stream().toArray(), hits.cardinality(), terms, nearestNeighbors, rankTerms, predicates);
     }
 
     public MatchResult(BitSet hits, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors) {
@@ -61,6 +74,9 @@ public final class MatchResult {
 
     /** The query's ranked terms as proton's term data, in its order: what native rank features read. */
     public List<RankTerm> rankTerms() { return rankTerms; }
+
+    /** The query's predicate items, with the subqueries each document matched them for. */
+    public List<PredicateTerm> predicates() { return predicates; }
 
     @Override
     public String toString() { return "MatchResult(" + Arrays.toString(Arrays.copyOf(lids, Math.min(count, 20))) + (count > 20 ? "..." : "") + ", " + terms + ")"; }

@@ -4,6 +4,8 @@ import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.index.NumericAttribute;
 import ai.dwell.runtime.index.PostingList;
+import ai.dwell.runtime.index.PredicateAssignment;
+import ai.dwell.runtime.index.PredicateAttribute;
 import ai.dwell.runtime.index.StringAttribute;
 import ai.dwell.runtime.index.TextIndex;
 import ai.dwell.runtime.match.iterator.AndNotIterator;
@@ -48,6 +50,7 @@ public final class QueryMatcher {
     private final BitSet active;
     private final List<QueryTerm> terms = new ArrayList<>();
     private final List<NearestNeighborTerm> nearestNeighbors = new ArrayList<>();
+    private final List<PredicateTerm> predicates = new ArrayList<>();
     private final Map<QueryItem, BitSet> hitsOf = new IdentityHashMap<>(); // of nearestNeighbor and wand items, for their rank terms
     private final QueryContext query;
 
@@ -74,7 +77,8 @@ public final class QueryMatcher {
         LocalIds hits = new LocalIds(64);
         matcher.iterator(root, true, matcher.active).addTo(hits, matcher.active);
         assert index.searched().equals(activeBefore) : "matching changed the index's searched documents";
-        return new MatchResult(hits.array(), hits.size(), matcher.terms, matcher.nearestNeighbors, RankTerms.of(root, index, matcher.hitsOf));
+        return new MatchResult(hits.array(), hits.size(), matcher.terms, matcher.nearestNeighbors, RankTerms.of(root, index, matcher.hitsOf),
+                               matcher.predicates);
     }
 
     /**
@@ -91,7 +95,8 @@ public final class QueryMatcher {
         QueryMatcher matcher = new QueryMatcher(index, query, within);
         LocalIds hits = new LocalIds(Math.max(1, within.cardinality()));
         matcher.iterator(root, true, matcher.active).addTo(hits, matcher.active);
-        return new MatchResult(hits.array(), hits.size(), matcher.terms, matcher.nearestNeighbors, RankTerms.of(root, index, matcher.hitsOf));
+        return new MatchResult(hits.array(), hits.size(), matcher.terms, matcher.nearestNeighbors, RankTerms.of(root, index, matcher.hitsOf),
+                               matcher.predicates);
     }
 
     /** Whether the item or anything below it finds its hits among the other documents (weakAnd, wand, nearestNeighbor). */
@@ -134,6 +139,7 @@ public final class QueryMatcher {
             return stringValues(fuzzy.index(), "fuzzy", (attribute, result) -> attribute.matchFuzzy(fuzzy.word(), fuzzy.maxEditDistance(),
                                                                                                    fuzzy.prefixLockLength(), fuzzy.prefixMatch(), active, result));
         if (item instanceof QueryItem.NearestNeighbor nearestNeighbor) return new BitSetIterator(nearestNeighbor(nearestNeighbor, candidates));
+        if (item instanceof QueryItem.Predicate predicate) return predicate(predicate);
         if (item instanceof QueryItem.Unsupported unsupported) throw new UnsupportedQueryException(unsupported.message());
         throw new IllegalStateException("Unknown query item " + item);
     }
@@ -352,6 +358,25 @@ public final class QueryMatcher {
             BitSet result = new BitSet();
             attribute.matchRange(range.low(), range.lowInclusive(), range.high(), range.highInclusive(), active, result);
             iterators.add(new BitSetIterator(result));
+        }
+        return union(iterators);
+    }
+
+    /**
+     * predicate(field, features, ranges): the active documents whose predicate field holds for the features, for some
+     * subquery; the subqueries each matched for are kept for the subqueries(field) feature.
+     */
+    private DocIdIterator predicate(QueryItem.Predicate predicate) {
+        List<DocIdIterator> iterators = new ArrayList<>();
+        PredicateAssignment assignment = new PredicateAssignment(predicate.features(), predicate.ranges());
+        for (String field : fields(predicate.index())) {
+            Optional<Attribute> attribute = index.attribute(field);
+            if (attribute.isEmpty()) continue; // not a field of this document type: no hits here, as proton
+            if ( ! (attribute.get() instanceof PredicateAttribute predicates))
+                throw new UnsupportedQueryException("predicate on '" + field + "', which is not a predicate field, is not supported");
+            PredicateAttribute.Hits hits = predicates.match(assignment, active);
+            this.predicates.add(new PredicateTerm(field, hits));
+            iterators.add(new BitSetIterator(hits.toBitSet()));
         }
         return union(iterators);
     }

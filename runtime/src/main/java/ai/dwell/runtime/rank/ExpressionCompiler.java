@@ -8,6 +8,7 @@ import ai.dwell.runtime.index.StringAttribute;
 import ai.dwell.runtime.index.TensorAttribute;
 import ai.dwell.runtime.index.TextIndex;
 import ai.dwell.runtime.match.NearestNeighborTerm;
+import ai.dwell.runtime.match.PredicateTerm;
 import ai.dwell.runtime.match.QueryTerm;
 import ai.dwell.runtime.match.RankTerm;
 import com.yahoo.searchlib.rankingexpression.evaluation.DoubleValue;
@@ -63,6 +64,7 @@ final class ExpressionCompiler {
     private final List<QueryTerm> terms;
     private final List<NearestNeighborTerm> nearestNeighbors;
     private final List<RankTerm> rankTerms;
+    private final List<PredicateTerm> predicates;
     private final QueryProperties query;
     private final Map<String, Node> features = new HashMap<>();
     private final Set<String> compiling = new HashSet<>();
@@ -90,6 +92,12 @@ final class ExpressionCompiler {
 
     ExpressionCompiler(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms,
                        List<NearestNeighborTerm> nearestNeighbors, List<RankTerm> rankTerms, QueryProperties query) {
+        this(profile, assets, index, terms, nearestNeighbors, rankTerms, List.of(), query);
+    }
+
+    ExpressionCompiler(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms,
+                       List<NearestNeighborTerm> nearestNeighbors, List<RankTerm> rankTerms, List<PredicateTerm> predicates, QueryProperties query) {
+        this.predicates = predicates;
         this.profile = profile;
         this.assets = assets;
         this.index = index;
@@ -152,6 +160,7 @@ final class ExpressionCompiler {
             case "freshness" -> freshness(feature);
             case "bm25" -> bm25(feature);
             case "nativeRank", "nativeFieldMatch", "nativeProximity", "nativeAttributeMatch" -> nativeFeature(feature);
+            case "subqueries" -> termsRead(SubqueriesFeature.of(feature, index, predicates));
             case "closeness", "distance" -> termsRead(NearestNeighborFeatures.of(feature, index, nearestNeighbors, query));
             case "firstPhase" -> {
                 if (compilingFirstPhase) throw unsupported("firstPhase cannot be used in the first-phase expression: it is that expression's value");

@@ -2,6 +2,7 @@ package ai.dwell.runtime.rank;
 
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.match.NearestNeighborTerm;
+import ai.dwell.runtime.match.PredicateTerm;
 import ai.dwell.runtime.match.QueryTerm;
 import ai.dwell.runtime.match.RankTerm;
 
@@ -47,8 +48,14 @@ public final class RankProgram {
     /** A program of the profile for a query with these terms, nearest-neighbor items, and ranked terms as native rank features read them. */
     public RankProgram(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms,
                 List<NearestNeighborTerm> nearestNeighbors, List<RankTerm> rankTerms, QueryProperties query) {
+        this(profile, assets, index, terms, nearestNeighbors, rankTerms, List.of(), query);
+    }
+
+    /** As above, with the query's predicate items, which subqueries(field) reads. */
+    public RankProgram(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms,
+                List<NearestNeighborTerm> nearestNeighbors, List<RankTerm> rankTerms, List<PredicateTerm> predicates, QueryProperties query) {
         this.profile = profile;
-        this.compiler = new ExpressionCompiler(profile, assets, index, terms, nearestNeighbors, rankTerms, query);
+        this.compiler = new ExpressionCompiler(profile, assets, index, terms, nearestNeighbors, rankTerms, predicates, query);
         this.firstPhase = compiler.compileFirstPhase(profile.firstPhase());
         this.secondPhase = profile.secondPhase().map(compiler::compile).orElse(null);
     }

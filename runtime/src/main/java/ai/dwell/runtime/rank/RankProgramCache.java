@@ -75,9 +75,12 @@ public final class RankProgramCache {
         compiles.incrementAndGet();
         QueryProperties recorded = query.recordingReads();
         MatchResult matched = match.get();
-        RankProgram program = new RankProgram(profile, assets, index, matched.terms(), matched.nearestNeighbors(), matched.rankTerms(), recorded);
+        RankProgram program = new RankProgram(profile, assets, index, matched.terms(), matched.nearestNeighbors(), matched.rankTerms(),
+                                              matched.predicates(), recorded);
         program.startQuery(clockSecond);
-        if (program.readsTerms() || ! program.compileOutputs()) return new Lease(program, null, false);
+        // outputs first: a match or summary feature may read the query's terms too (closeness, subqueries), and such a
+        // program is bound to this query's match
+        if ( ! program.compileOutputs() || program.readsTerms()) return new Lease(program, null, false);
         Entry entry = signatures.entryFor(new Signature(query, recorded.reads()));
         return new Lease(program, entry, false);
     }

@@ -1,5 +1,6 @@
 package ai.dwell.runtime.engine.query;
 
+import ai.dwell.runtime.index.PredicateAssignment;
 import ai.dwell.runtime.match.query.QueryItem;
 import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
 import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol.QueryTreeItem;
@@ -83,6 +84,7 @@ public final class ProtobufQueryTree {
             case ITEM_REGEXP -> new QueryItem.Regexp(item.getItemRegexp().getProperties().getIndex(), item.getItemRegexp().getRegexp(),
                                                      weight(item.getItemRegexp().getProperties()), ! item.getItemRegexp().getProperties().getDoNotRank(),
                                                      item.getItemRegexp().getProperties().getUniqueId());
+            case ITEM_PREDICATE_QUERY -> predicate(item.getItemPredicateQuery());
             default -> new QueryItem.Unsupported("Query item " + item.getItemCase().name().toLowerCase(Locale.ROOT).replaceFirst("^item_", "")
                                                  + " is not supported by this content engine");
         };
@@ -125,6 +127,13 @@ public final class ProtobufQueryTree {
 
     private static QueryItem unsupportedRange(SearchProtocol.TermItemProperties properties) {
         return new QueryItem.Unsupported("Range with a hit limit or diversity on '" + properties.getIndex() + "' is not supported by this content engine");
+    }
+
+    private static QueryItem predicate(SearchProtocol.ItemPredicateQuery item) {
+        return new QueryItem.Predicate(item.getProperties().getIndex(),
+                item.getFeaturesList().stream().map(f -> new PredicateAssignment.Feature(f.getKey(), f.getValue(), f.getSubQueries())).toList(),
+                item.getRangeFeaturesList().stream().map(f -> new PredicateAssignment.RangeFeature(f.getKey(), f.getValue(), f.getSubQueries())).toList(),
+                item.getProperties().getUniqueId());
     }
 
     private static QueryItem fuzzy(SearchProtocol.ItemFuzzy fuzzy) {

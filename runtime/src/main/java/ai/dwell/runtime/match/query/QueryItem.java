@@ -214,6 +214,15 @@ public sealed interface QueryItem {
      * An item this content engine does not support, kept in the tree so that matching fails with this
      * message where it reaches it, as it did when the wire format was matched directly.
      */
+    /**
+     * Vespa's predicate item: the documents whose predicate field holds for these features ("key=value" features and
+     * range features, each in the subqueries of its bitmap).
+     */
+    record Predicate(String index, List<ai.dwell.runtime.index.PredicateAssignment.Feature> features,
+                     List<ai.dwell.runtime.index.PredicateAssignment.RangeFeature> ranges, int uniqueId) implements QueryItem {
+        public Predicate { features = List.copyOf(features); ranges = List.copyOf(ranges); }
+    }
+
     record Unsupported(String message) implements QueryItem {}
 
 }
