@@ -268,4 +268,18 @@ public class StreamingSearchTest {
         assertTrue(sorted.errors().toString().contains("sorting (order by, sorting=) is not supported"), sorted.errors().toString());
     }
 
+    @Test
+    void substringAndPrefixTermsOnATextFieldAreRefusedByNameInTheResultsErrors() throws Exception {
+        // Vespa's search visitor matches these on any string field; this engine matches prefix on attributes only
+        for (com.yahoo.prelude.query.TermItem item : List.of(new com.yahoo.prelude.query.PrefixItem("app"), new com.yahoo.prelude.query.SubstringItem("ppl"),
+                                                             new com.yahoo.prelude.query.SuffixItem("ple"))) {
+            item.setIndexName("title");
+            Visited visited = stream(item, "streaming.groupname=a");
+            assertEquals(List.of(), visited.ids(), item.toString());
+            assertEquals(1, visited.errors().size(), item.toString());
+            String name = item.getItemType().toString().toLowerCase();
+            assertTrue(visited.errors().get(0).toLowerCase().contains(name), visited.errors().toString());
+        }
+    }
+
 }
