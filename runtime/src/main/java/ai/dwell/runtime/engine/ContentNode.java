@@ -174,6 +174,17 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
         }
     }
 
+    /** The summaries of a streaming search's hits: summary features computed as the search over these documents ranked them. */
+    public SearchProtocol.DocsumReply streamingDocsums(SearchProtocol.DocsumRequest request, java.util.Collection<com.yahoo.document.GlobalId> documents) {
+        long start = System.nanoTime();
+        lock.readLock().lock();
+        try { return ProtobufReplies.docsums(docsums.write(ProtobufRequests.docsum(request), java.util.Objects.requireNonNull(documents))); }
+        finally {
+            lock.readLock().unlock();
+            metrics.docsums(System.nanoTime() - start, request.getGlobalIdsCount());
+        }
+    }
+
     /** What this node counted of the requests it served. */
     public NodeMetrics metrics() { return metrics; }
 

@@ -129,7 +129,7 @@ final class QueryExecution implements AutoCloseable {
     }
 
     /** The local ids of those of the documents the index holds. */
-    private static BitSet localIds(DocumentIndex index, Collection<GlobalId> documents) {
+    static BitSet localIds(DocumentIndex index, Collection<GlobalId> documents) {
         BitSet lids = new BitSet(index.lidLimit());
         for (GlobalId gid : documents) {
             int lid = index.localId(gid);

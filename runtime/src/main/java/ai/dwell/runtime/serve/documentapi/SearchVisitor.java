@@ -68,7 +68,7 @@ final class SearchVisitor {
             List<String> errors = new ArrayList<>(reply.getErrorsList().stream().map(SearchProtocol.Error::getMessage).toList());
             List<DocumentId> hitIds = new ArrayList<>();
             for (SearchProtocol.Hit hit : reply.getHitsList()) hitIds.add(ids.get(new GlobalId(hit.getGlobalId().toByteArray())));
-            List<byte[]> summaries = hitIds.isEmpty() ? List.of() : summaries(node, reply, errors);
+            List<byte[]> summaries = hitIds.isEmpty() ? List.of() : summaries(node, reply, ids.keySet(), errors);
             results.add(message(reply.getTotalHitCount(), reply.getHitsList(), hitIds, reply.getGroupingBlob().toByteArray(),
                                 reply.getMatchFeatureNamesList(), errors, summaries));
         }
@@ -102,7 +102,7 @@ final class SearchVisitor {
     }
 
     /** The summaries of the reply's hits, in hit order, each as the container reads it: the Slime magic id, then the docsum. */
-    private List<byte[]> summaries(ContentNode node, SearchProtocol.SearchReply reply, List<String> errors) {
+    private List<byte[]> summaries(ContentNode node, SearchProtocol.SearchReply reply, java.util.Set<GlobalId> documents, List<String> errors) {
         SearchProtocol.SearchRequest search = searchRequest();
         Properties properties = Properties.decode(bytes("rankproperties"));
         SearchProtocol.DocsumRequest.Builder request = SearchProtocol.DocsumRequest.newBuilder()
@@ -119,7 +119,7 @@ final class SearchVisitor {
         String fields = string("summary-fields", "").trim();
         if ( ! fields.isEmpty()) request.addAllFields(Arrays.asList(fields.split(" +")));
         for (SearchProtocol.Hit hit : reply.getHitsList()) request.addGlobalIds(hit.getGlobalId());
-        SearchProtocol.DocsumReply docsums = node.getDocsums(request.build());
+        SearchProtocol.DocsumReply docsums = node.streamingDocsums(request.build(), documents);
         docsums.getErrorsList().forEach(error -> errors.add(error.getMessage()));
         Inspector array = BinaryFormat.decode(docsums.getSlimeSummaries().toByteArray()).get().field("docsums");
         List<byte[]> summaries = new ArrayList<>();

@@ -72,6 +72,7 @@ public class StreamingSearchTest {
                     inputs { query(q) tensor<float>(x[2]) }
                     first-phase { expression: closeness(field,v) }
                     match-features: distance(field,v) closeness(field,v)
+                    summary-features: closeness(field,v)
                 }
                 rank-profile by_year {
                     first-phase { expression: attribute(year) }
@@ -223,6 +224,17 @@ public class StreamingSearchTest {
         Visited b = stream(nearest(1), "streaming.groupname=b", 0, 0);
         assertEquals(1, b.total());
         assertEquals(List.of("4"), b.ids());
+        // and its summary carries the profile's summary features: document 4 at distance 1, closeness 1/2
+        assertEquals(0.5, summaryFeature(b, "id:test:doc:g=b:4", "closeness(field,v)"), 1e-9);
+    }
+
+    /** A summary feature of a hit, from the summary the container gets: the Slime magic id, then the docsum. */
+    private static double summaryFeature(Visited visited, String id, String feature) {
+        byte[] summary = ((com.yahoo.vdslib.DocumentSummary.Summary) visited.summaries().get(id)).getSummary();
+        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(summary).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        assertEquals(0x55555555, buffer.getInt());
+        var docsum = com.yahoo.slime.BinaryFormat.decode(summary, 4, summary.length - 4).get();
+        return docsum.field("summaryfeatures").field(feature).asDouble();
     }
 
     @Test
