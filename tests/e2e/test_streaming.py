@@ -2,7 +2,7 @@
 with document ids in groups (id:test:mail:g=<user>:<n>), queried one group at a time with streaming.groupname or
 streaming.selection. Every answer is checked against numpy over what was fed: only the group's documents, the
 total count per group, nearestNeighbor's order and closeness (exact: every document of the group), text terms,
-an attribute filter, and the error Vespa's container gives a streaming query with neither a group nor a selection."""
+an attribute filter, grouping, and the error Vespa's container gives a streaming query with neither a group nor a selection."""
 from __future__ import annotations
 
 import json
@@ -146,3 +146,12 @@ def test_an_update_is_seen_by_the_next_streaming_query(runtime: Runtime) -> None
         assert stream('select * from mail where subject contains "zebra"', streaming__groupname="bob")["fields"]["totalCount"] == 0
     finally:
         http("PUT", f"{CONTAINER}/document/v1/test/mail/group/alice/0", {"fields": {"subject": {"assign": FED[doc_id]["fields"]["subject"]}}})
+
+
+def test_grouping_counts_the_groups_documents(runtime: Runtime) -> None:
+    from collections import Counter
+    expected = Counter(mail["fields"]["year"] for mail in of_user("alice").values())
+    root = stream("select * from mail where true | all(group(year) each(output(count())))", streaming__groupname="alice")
+    grouping = next(child for child in root["children"] if child["id"] == "group:root:0")
+    groups = grouping["children"][0]["children"]
+    assert {int(group["value"]): group["fields"]["count()"] for group in groups} == dict(expected)
