@@ -134,11 +134,23 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
 
     @Override
     public SearchProtocol.SearchReply search(SearchProtocol.SearchRequest request) {
+        return search(request, null);
+    }
+
+    /**
+     * A streaming search: the request over these documents only (a streaming query's group or selection; those this
+     * node does not hold are left out), matched and ranked as if the node held no others (see QueryMatcher#matchStreaming).
+     */
+    public SearchProtocol.SearchReply streamingSearch(SearchProtocol.SearchRequest request, java.util.Collection<com.yahoo.document.GlobalId> documents) {
+        return search(request, java.util.Objects.requireNonNull(documents));
+    }
+
+    private SearchProtocol.SearchReply search(SearchProtocol.SearchRequest request, java.util.Collection<com.yahoo.document.GlobalId> streamed) {
         long start = System.nanoTime();
         SearchProtocol.SearchReply reply = null;
         lock.readLock().lock();
         try (SearchThreads.InFlight inFlight = threads.enter();
-             QueryExecution execution = new QueryExecution(ProtobufRequests.search(request), indexes, programs, threads, metrics)) {
+             QueryExecution execution = new QueryExecution(ProtobufRequests.search(request), indexes, programs, threads, metrics, streamed)) {
             reply = ProtobufReplies.search(execution.run());
         }
         catch (IllegalArgumentException | IllegalStateException e) {
@@ -156,6 +168,17 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
         long start = System.nanoTime();
         lock.readLock().lock();
         try { return ProtobufReplies.docsums(docsums.write(ProtobufRequests.docsum(request))); }
+        finally {
+            lock.readLock().unlock();
+            metrics.docsums(System.nanoTime() - start, request.getGlobalIdsCount());
+        }
+    }
+
+    /** The summaries of a streaming search's hits: summary features computed as the search over these documents ranked them. */
+    public SearchProtocol.DocsumReply streamingDocsums(SearchProtocol.DocsumRequest request, java.util.Collection<com.yahoo.document.GlobalId> documents) {
+        long start = System.nanoTime();
+        lock.readLock().lock();
+        try { return ProtobufReplies.docsums(docsums.write(ProtobufRequests.docsum(request), java.util.Objects.requireNonNull(documents))); }
         finally {
             lock.readLock().unlock();
             metrics.docsums(System.nanoTime() - start, request.getGlobalIdsCount());

@@ -14,6 +14,7 @@ import com.yahoo.slime.Slime;
 import com.yahoo.vespa.config.search.SummaryConfig;
 
 import java.util.BitSet;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -39,6 +40,14 @@ final class Docsums {
     }
 
     byte[] write(DocsumQuery query) {
+        return write(query, null);
+    }
+
+    /**
+     * The summaries; with streamed not null, those of a streaming search over those documents, whose summary features are
+     * computed from the query matched among them alone (as the search matched it), not among all the node's documents.
+     */
+    byte[] write(DocsumQuery query, Collection<GlobalId> streamed) {
         Slime slime = new Slime();
         Cursor root = slime.setObject();
         Cursor docsums = root.setArray("docsums");
@@ -57,7 +66,7 @@ final class Docsums {
                         Teasers indexTeasers = teasers.computeIfAbsent(index.name(), name -> new Teasers(query.root(), query.highlightTerms(), query.flaggedIndexes(), index::views,
                                                                                                          field -> index.index(field).isPresent(),
                                                                                                          index.schema().juniperrc()));
-                        DocsumWriter.write(entry.setObject("docsum"), index, lid, summaryClass, query.fields(), featureSource(programs, index, query),
+                        DocsumWriter.write(entry.setObject("docsum"), index, lid, summaryClass, query.fields(), featureSource(programs, index, query, streamed),
                                            indexTeasers, refused::add);
                     }
                     catch (IllegalArgumentException e) {
@@ -74,15 +83,18 @@ final class Docsums {
         return BinaryFormat.encode(slime);
     }
 
-    private DocsumWriter.FeatureSource featureSource(Map<String, RankProgramCache.Lease> programs, DocumentIndex index, DocsumQuery query) {
+    private DocsumWriter.FeatureSource featureSource(Map<String, RankProgramCache.Lease> programs, DocumentIndex index, DocsumQuery query,
+                                                     Collection<GlobalId> streamed) {
         Optional<RankProfile> profile = node.profile(index, query.rankProfile());
         if (profile.isEmpty()) return null;
         return new DocsumWriter.FeatureSource() {
             private RankProgram program() {
                 return programs.computeIfAbsent(index.name(), name -> programCache.borrow(
                         profile.get(), node.assets(name), index,
-                        () -> QueryMatcher.matchWithin(index, query.root(), NearestNeighborContext.of(query.properties(), profile.get()),
-                                                       requested(index, query)),
+                        () -> streamed == null ? QueryMatcher.matchWithin(index, query.root(), NearestNeighborContext.of(query.properties(), profile.get()),
+                                                                          requested(index, query))
+                                               : QueryMatcher.matchStreaming(index, query.root(), NearestNeighborContext.of(query.properties(), profile.get()),
+                                                                             QueryExecution.localIds(index, streamed)),
                         query.properties(), System.currentTimeMillis() / 1000)).program();
             }
             // a profile without such features needs no program: every summary class has these fields, and a compile (for a new

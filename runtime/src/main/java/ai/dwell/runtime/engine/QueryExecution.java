@@ -18,7 +18,11 @@ import ai.dwell.runtime.rank.RankScoreDropLimits;
 import ai.dwell.runtime.rank.UnsupportedFeatureException;
 import ai.dwell.runtime.rank.UnsupportedSettings;
 
+import com.yahoo.document.GlobalId;
+
 import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -52,12 +56,20 @@ final class QueryExecution implements AutoCloseable {
     private boolean softTimeout = false;
 
     private final NodeMetrics metrics; // null: not counted
+    private final Collection<GlobalId> streamed; // a streaming search's documents (its group or selection); null: an indexed search
 
     QueryExecution(SearchQuery query, NodeIndexes node, RankProgramCache programCache, SearchThreads threads) {
         this(query, node, programCache, threads, null);
     }
 
     QueryExecution(SearchQuery query, NodeIndexes node, RankProgramCache programCache, SearchThreads threads, NodeMetrics metrics) {
+        this(query, node, programCache, threads, metrics, null);
+    }
+
+    /** A streaming search when streamed is not null: over those documents only, as if the node held no others. */
+    QueryExecution(SearchQuery query, NodeIndexes node, RankProgramCache programCache, SearchThreads threads, NodeMetrics metrics,
+                   Collection<GlobalId> streamed) {
+        this.streamed = streamed;
         this.metrics = metrics;
         this.query = query;
         this.node = node;
@@ -109,9 +121,21 @@ final class QueryExecution implements AutoCloseable {
 
     private MatchResult match(DocumentIndex index, RankProfile profile) {
         long matchStart = System.nanoTime();
-        MatchResult match = QueryMatcher.match(index, query.root(), NearestNeighborContext.of(query.properties(), profile));
+        MatchResult match = streamed == null ? QueryMatcher.match(index, query.root(), NearestNeighborContext.of(query.properties(), profile))
+                                             : QueryMatcher.matchStreaming(index, query.root(), NearestNeighborContext.of(query.properties(), profile),
+                                                                           localIds(index, streamed));
         if (trace != null) trace.phase(index.name(), "match", matchStart, match.hitCount() + " hits");
         return match;
+    }
+
+    /** The local ids of those of the documents the index holds. */
+    static BitSet localIds(DocumentIndex index, Collection<GlobalId> documents) {
+        BitSet lids = new BitSet(index.lidLimit());
+        for (GlobalId gid : documents) {
+            int lid = index.localId(gid);
+            if (lid >= 0) lids.set(lid);
+        }
+        return lids;
     }
 
     /** The matches to rank: all, or the best by the match-phase attribute when the profile limits them. */

@@ -29,6 +29,16 @@ final class NearestNeighborMatcher {
     record Matched(BitSet hits, NearestNeighborTerm term) {}
 
     static Matched match(DocumentIndex index, QueryItem.NearestNeighbor item, BitSet candidates, BitSet active, QueryContext query) {
+        return match(index, item, candidates, active, query, false);
+    }
+
+    /** The item's best targetHits among the candidates alone, searched exactly (as a streaming search does). */
+    static Matched matchExactly(DocumentIndex index, QueryItem.NearestNeighbor item, BitSet candidates, QueryContext query) {
+        return match(index, item, candidates, null, query, true);
+    }
+
+    private static Matched match(DocumentIndex index, QueryItem.NearestNeighbor item, BitSet candidates, BitSet active, QueryContext query,
+                                 boolean exactlyWithin) {
         String field = item.field();
         Attribute attribute = index.attribute(field).orElseThrow(() ->
                 new UnsupportedQueryException("nearestNeighbor: '" + field + "' is not an attribute of '" + index.name() + "'"));
@@ -42,12 +52,12 @@ final class NearestNeighborMatcher {
                 .or(() -> query.tensor("query(" + tensorName + ")", tensorAttribute.type()))
                 .orElseThrow(() -> new UnsupportedQueryException("nearestNeighbor(" + field + ", " + tensorName + "): the query has no tensor query(" + tensorName + ")"));
         float[] queryVector = TensorAttribute.vector(tensor, vectors.dimensions());
-        BitSet filter = candidates.cardinality() >= active.cardinality() ? null : candidates;
+        BitSet filter = ! exactlyWithin && candidates.cardinality() >= active.cardinality() ? null : candidates;
         double threshold = item.approximateThreshold()
                 .orElseGet(() -> query.property(APPROXIMATE_THRESHOLD).map(Double::parseDouble).orElse(DEFAULT_APPROXIMATE_THRESHOLD));
         double distanceThreshold = item.distanceThreshold() > 0 ? item.distanceThreshold() : Double.POSITIVE_INFINITY;
         NearestNeighborIndex.Neighbors neighbors = vectors.search(queryVector, item.targetHits(), item.exploreAdditionalHits(),
-                                                                  filter, item.allowApproximate(), threshold, distanceThreshold);
+                                                                  filter, item.allowApproximate() && ! exactlyWithin, threshold, distanceThreshold);
         BitSet hits = new BitSet();
         for (int lid : neighbors.lids()) hits.set(lid);
         return new Matched(hits, new NearestNeighborTerm(field, item.uniqueId(), tensorName, queryVector, vectors));

@@ -53,15 +53,17 @@ public final class QueryMatcher {
     private final List<PredicateTerm> predicates = new ArrayList<>();
     private final Map<QueryItem, BitSet> hitsOf = new IdentityHashMap<>(); // of nearestNeighbor and wand items, for their rank terms
     private final QueryContext query;
+    private final boolean streaming; // a streaming search: every item finds its hits among the active documents alone, nearestNeighbor exactly
 
     private QueryMatcher(DocumentIndex index, QueryContext query) {
-        this(index, query, index.searched()); // the index's own set, not a copy: matching only reads it, under the read lock
+        this(index, query, index.searched(), false); // the index's own set, not a copy: matching only reads it, under the read lock
     }
 
-    private QueryMatcher(DocumentIndex index, QueryContext query, BitSet active) {
+    private QueryMatcher(DocumentIndex index, QueryContext query, BitSet active, boolean streaming) {
         this.index = index;
         this.active = active;
         this.query = query;
+        this.streaming = streaming;
     }
 
     /** Matches the query against the index. Call under the index's read lock. */
@@ -92,7 +94,22 @@ public final class QueryMatcher {
         if (dependsOnOtherDocuments(root)) return match(index, root, query);
         BitSet within = (BitSet) documents.clone();
         within.and(index.searched());
-        QueryMatcher matcher = new QueryMatcher(index, query, within);
+        QueryMatcher matcher = new QueryMatcher(index, query, within, false);
+        LocalIds hits = new LocalIds(Math.max(1, within.cardinality()));
+        matcher.iterator(root, true, matcher.active).addTo(hits, matcher.active);
+        return new MatchResult(hits.array(), hits.size(), matcher.terms, matcher.nearestNeighbors, RankTerms.of(root, index, matcher.hitsOf));
+    }
+
+    /**
+     * Matches the query as a streaming search does: against these documents alone (a streaming query's group or
+     * selection), as if they were all the index held; a weakAnd, wand or nearestNeighbor item finds its hits among
+     * them, and nearestNeighbor searches them exactly (streaming search has no HNSW graph), its best targetHits.
+     * Call under the index's read lock.
+     */
+    public static MatchResult matchStreaming(DocumentIndex index, QueryItem root, QueryContext query, BitSet documents) {
+        BitSet within = (BitSet) documents.clone();
+        within.and(index.searched());
+        QueryMatcher matcher = new QueryMatcher(index, query, within, true);
         LocalIds hits = new LocalIds(Math.max(1, within.cardinality()));
         matcher.iterator(root, true, matcher.active).addTo(hits, matcher.active);
         return new MatchResult(hits.array(), hits.size(), matcher.terms, matcher.nearestNeighbors, RankTerms.of(root, index, matcher.hitsOf),
@@ -192,7 +209,8 @@ public final class QueryMatcher {
     private BitSet nearestNeighbor(QueryItem.NearestNeighbor item, BitSet candidates) {
         BitSet allowed = (BitSet) candidates.clone();
         allowed.and(active);
-        NearestNeighborMatcher.Matched matched = NearestNeighborMatcher.match(index, item, allowed, active, query);
+        NearestNeighborMatcher.Matched matched = streaming ? NearestNeighborMatcher.matchExactly(index, item, allowed, query)
+                                                           : NearestNeighborMatcher.match(index, item, allowed, active, query);
         nearestNeighbors.add(matched.term());
         hitsOf.put(item, matched.hits());
         return matched.hits();

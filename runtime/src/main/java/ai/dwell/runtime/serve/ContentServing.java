@@ -79,6 +79,11 @@ public class ContentServing implements IndexedContent, AutoCloseable {
     }
 
     /** Gives each content node, with the name of its cluster, to the consumer. */
+    /** The content nodes of the named cluster. */
+    public List<ContentNode> nodesOf(String cluster) {
+        return nodes.stream().filter(node -> node.cluster().equals(cluster)).map(Node::engine).toList();
+    }
+
     public void forEachNode(java.util.function.BiConsumer<String, ContentNode> consumer) {
         for (Node node : nodes) consumer.accept(node.cluster(), node.engine());
     }

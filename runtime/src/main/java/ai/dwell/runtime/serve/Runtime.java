@@ -34,6 +34,7 @@ import ai.dwell.runtime.serve.deploy.InvalidApplicationException;
 import ai.dwell.runtime.serve.deploy.LargeRankExpressions;
 import ai.dwell.runtime.serve.deploy.ModelBuilder;
 import ai.dwell.runtime.serve.deploy.PackageServices;
+import ai.dwell.runtime.serve.deploy.StreamingTypes;
 import ai.dwell.runtime.serve.deploy.ServedPackage;
 
 import java.io.IOException;
@@ -174,7 +175,8 @@ public class Runtime implements Deployments, AutoCloseable {
         Map<String, ContentClusterConfig> clusters = ContentClusterConfigs.from(model, deployedDir);
         verifyRankSetup(clusters);
         DocumentmanagerConfig documentTypes = model.getConfig(DocumentmanagerConfig.class, services.containerCluster());
-        IlscriptsConfig indexingScripts = model.getConfig(IlscriptsConfig.class, services.containerCluster() + INDEXING_PROCESSOR);
+        // streaming types' text fields are tokenized when indexed, as the search visitor tokenizes them (see StreamingTypes)
+        IlscriptsConfig indexingScripts = StreamingTypes.of(model).tokenizing(model.getConfig(IlscriptsConfig.class, services.containerCluster() + INDEXING_PROCESSOR));
 
         // Vespa switches config generations in place; here the previous container stops (finishing
         // what it is serving) before the next starts, as they share ports.
@@ -191,6 +193,7 @@ public class Runtime implements Deployments, AutoCloseable {
         // finds them ready on its first ping. Indexing needs the container's linguistics: when the
         // package uses Vespa's default, it is made here from the model; else taken from the container.
         ContentServing content = new ContentServing(model, services, clusters);
+        DocumentAccesses.installStreaming(content::nodesOf); // streaming queries come to the nodes as visits (see SearchVisitor)
         ContainerHost container = null;
         IndexFollower follower = null;
         PackageEmbedders packageEmbedders = null;

@@ -37,12 +37,6 @@ public record PackageServices(String containerCluster, int containerPort, List<C
         int port = containerPort(model);
         List<ContentNodeSpec> nodes = new ArrayList<>();
         for (ContentCluster content : model.getContentClusters().values())
-            if (content.getSearch().hasStreaming()) // its writes and visits would fail at feed and query time (500s)
-                throw new InvalidApplicationException("Content cluster '" + content.getName() + "': document type(s) " +
-                                                      content.getSearch().getDocumentTypesWithStreamingCluster().stream()
-                                                             .map(type -> "'" + type.getName() + "'").toList() +
-                                                      " in mode 'streaming': streaming search is not supported by this content engine (mode 'index' is)");
-        for (ContentCluster content : model.getContentClusters().values())
             for (StorageNode node : content.getRootGroup().recursiveGetNodes())
                 nodes.add(new ContentNodeSpec(content.getName(), node.getDistributionKey(), node.getHostName()));
         Set<String> hosts = new LinkedHashSet<>();
@@ -104,7 +98,8 @@ public record PackageServices(String containerCluster, int containerPort, List<C
                 if (defaultChain) typeChains.add("default");
                 NodeList processing = documents.getElementsByTagName("document-processing");
                 String chain = processing.getLength() > 0 ? ((Element) processing.item(0)).getAttribute("chain") : "";
-                if ( ! chain.isEmpty() && ! chain.equals("default")) typeChains.add(chain);
+                // "indexing" is Vespa's own chain, whose indexing statements the runtime runs itself after the others
+                if ( ! chain.isEmpty() && ! chain.equals("default") && ! chain.equals("indexing")) typeChains.add(chain);
                 if (typeChains.isEmpty()) continue;
                 NodeList types = documents.getElementsByTagName("document");
                 for (int t = 0; t < types.getLength(); t++)

@@ -1,10 +1,13 @@
 package ai.dwell.runtime.serve.documentapi;
 
+import ai.dwell.runtime.engine.ContentNode;
 import com.yahoo.document.config.DocumentmanagerConfig;
 import com.yahoo.documentapi.DocumentAccess;
 import com.yahoo.documentapi.DocumentAccessParams;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 /**
  * The document backend of this process. The container builds its DocumentAccess through Vespa's
@@ -15,7 +18,19 @@ public final class DocumentAccesses {
 
     private static final AtomicReference<DocumentBackend> backend = new AtomicReference<>();
 
+    private static final AtomicReference<Function<String, List<ContentNode>>> streamingNodes = new AtomicReference<>(cluster -> List.of());
+
     private DocumentAccesses() {}
+
+    /** Sets where streaming queries go from now on: the content nodes of a content cluster, by its name. */
+    public static void installStreaming(Function<String, List<ContentNode>> nodesOfCluster) { streamingNodes.set(nodesOfCluster); }
+
+    /** The content nodes that answer streaming queries to the named cluster. */
+    static List<ContentNode> streamingNodes(String cluster) {
+        List<ContentNode> nodes = streamingNodes.get().apply(cluster);
+        if (nodes.isEmpty()) throw new IllegalArgumentException("Streaming search: no content nodes of cluster '" + cluster + "'");
+        return nodes;
+    }
 
     /** Sets where the container's document operations go from now on. */
     public static void install(DocumentBackend documentBackend) { backend.set(documentBackend); }

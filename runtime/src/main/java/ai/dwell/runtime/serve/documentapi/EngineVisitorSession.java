@@ -2,7 +2,9 @@ package ai.dwell.runtime.serve.documentapi;
 
 import com.yahoo.document.BucketId;
 import com.yahoo.document.BucketIdFactory;
+import ai.dwell.runtime.engine.ContentNode;
 import com.yahoo.document.Document;
+import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentPut;
 import com.yahoo.document.select.DocumentSelector;
 import com.yahoo.document.select.Result;
@@ -17,6 +19,7 @@ import com.yahoo.documentapi.VisitorResponse;
 import com.yahoo.documentapi.VisitorSession;
 import com.yahoo.documentapi.messagebus.protocol.PutDocumentMessage;
 import com.yahoo.messagebus.Trace;
+import com.yahoo.vdslib.VisitorStatistics;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,6 +39,7 @@ class EngineVisitorSession implements VisitorSession {
 
     private static final Logger log = Logger.getLogger(EngineVisitorSession.class.getName());
     static final int DISTRIBUTION_BITS = 16;
+    static final String SEARCH_VISITOR = "searchvisitor";
 
     private final DocumentBackend backend;
     private final VisitorParameters parameters;
@@ -51,9 +55,10 @@ class EngineVisitorSession implements VisitorSession {
         String selection = parameters.getDocumentSelection() == null ? "" : parameters.getDocumentSelection();
         this.iterator = VisitorIterator.createFromDocumentSelection(selection, buckets, DISTRIBUTION_BITS, progress,
                                                                     Math.max(1, parameters.getSlices()), parameters.getSliceId());
+        if (parameters.getControlHandler() == null) parameters.setControlHandler(new VisitorControlHandler()); // as Vespa's session does
         if (parameters.getLocalDataHandler() != null) parameters.getLocalDataHandler().setSession(this);
-        if (parameters.getControlHandler() != null) parameters.getControlHandler().setSession(this);
-        this.worker = new Thread(this::visit, "visitor");
+        parameters.getControlHandler().setSession(this);
+        this.worker = new Thread(SEARCH_VISITOR.equals(parameters.getVisitorLibrary()) ? this::search : this::visit, "visitor");
         worker.setDaemon(true);
         worker.start();
     }
@@ -84,6 +89,53 @@ class EngineVisitorSession implements VisitorSession {
             log.log(Level.WARNING, "Visiting failed", e);
             if (control != null) control.onDone(VisitorControlHandler.CompletionCode.FAILURE, e.getMessage());
         }
+    }
+
+    /**
+     * A streaming query (a visit with the search visitor library, as Vespa's container sends it): the documents the
+     * selection accepts (the query's group or selection) are searched by the content nodes of the cluster visited,
+     * each node's query result goes to the data handler, and the visit statistics count the documents searched.
+     */
+    private void search() {
+        VisitorControlHandler control = parameters.getControlHandler();
+        try {
+            String cluster = clusterOf(parameters.getRoute() == null ? null : parameters.getRoute().toString());
+            List<DocumentId> documents = new ArrayList<>();
+            documentsBySuperbucket().values().forEach(list -> list.forEach(document -> documents.add(document.getId())));
+            List<ContentNode> nodes = DocumentAccesses.streamingNodes(cluster);
+            VisitorDataHandler data = parameters.getLocalDataHandler();
+            var results = new SearchVisitor(parameters.getLibraryParameters(), parameters.getSessionTimeoutMs()).search(nodes, documents);
+            long returned = 0;
+            for (var result : results) {
+                returned += result.getResult().getHitCount();
+                if (data != null) data.onMessage(result, new AckToken(this));
+            }
+            VisitorStatistics statistics = new VisitorStatistics();
+            statistics.setDocumentsVisited(documents.size());
+            statistics.setBucketsVisited(buckets(documents));
+            statistics.setDocumentsReturned(returned);
+            control.onVisitorStatistics(statistics);
+            control.onDone(aborted.get() ? VisitorControlHandler.CompletionCode.ABORTED : VisitorControlHandler.CompletionCode.SUCCESS, "");
+        }
+        catch (RuntimeException | ParseException e) {
+            log.log(Level.WARNING, "Streaming search failed", e);
+            control.onDone(VisitorControlHandler.CompletionCode.FAILURE, e.getMessage());
+        }
+    }
+
+    private int buckets(List<DocumentId> documents) {
+        return (int) documents.stream().map(id -> new BucketId(DISTRIBUTION_BITS, buckets.getBucketId(id).getRawId()).getId()).distinct().count();
+    }
+
+    /** The content cluster a route names: the cluster itself, or "[Content:cluster=name]" as Vespa writes a storage route. */
+    static String clusterOf(String route) {
+        if (route == null) return null;
+        int at = route.indexOf("cluster=");
+        if (at < 0) return route;
+        String rest = route.substring(at + "cluster=".length());
+        int end = 0;
+        while (end < rest.length() && (Character.isLetterOrDigit(rest.charAt(end)) || "_-.".indexOf(rest.charAt(end)) >= 0)) end++;
+        return rest.substring(0, end);
     }
 
     /**
