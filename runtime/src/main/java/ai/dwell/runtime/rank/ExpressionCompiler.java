@@ -155,6 +155,7 @@ final class ExpressionCompiler {
                                                   doubleProperty("bm25(" + feature.argument() + ").b", 0.75));
             case "nativeRank", "nativeFieldMatch", "nativeProximity", "nativeAttributeMatch" -> nativeFeature(feature);
             case "closeness", "distance" -> termsRead(NearestNeighborFeatures.of(feature, index, nearestNeighbors, query));
+            case "closest" -> termsRead(NearestNeighborFeatures.closest(feature, index, nearestNeighbors, query));
             case "firstPhase" -> {
                 if (compilingFirstPhase) throw unsupported("firstPhase cannot be used in the first-phase expression: it is that expression's value");
                 readsFirstPhase = true;
