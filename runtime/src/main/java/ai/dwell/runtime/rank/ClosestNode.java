@@ -50,8 +50,10 @@ final class ClosestNode extends Node {
             }
         }
         if (closest < 0) return empty;
-        return byLabel.computeIfAbsent(vectors.label(lid, closest),
-                                       label -> Tensor.Builder.of(type).cell(TensorAddress.ofLabels(label), 1.0).build());
+        String label = vectors.label(lid, closest);
+        Tensor tensor = byLabel.get(label);
+        if (tensor == null) byLabel.put(label, tensor = Tensor.Builder.of(type).cell(TensorAddress.ofLabels(label), 1.0).build());
+        return tensor;
     }
 
 }

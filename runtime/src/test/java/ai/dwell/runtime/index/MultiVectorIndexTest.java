@@ -88,6 +88,28 @@ public class MultiVectorIndexTest {
     }
 
     @Test
+    void aFlushedAttributeIsRestoredWithItsVectors() throws java.io.IOException {
+        TensorAttribute attribute = new TensorAttribute("vecs", TYPE, new MultiVectorIndex(TYPE, DistanceMetric.EUCLIDEAN));
+        attribute.set(1, new com.yahoo.document.datatypes.TensorFieldValue(tensor(TYPE, "a", 3, 4, "b", 1, 0)));
+        attribute.set(3, new com.yahoo.document.datatypes.TensorFieldValue(tensor(TYPE, "c", 0, 2)));
+        attribute.set(2, new com.yahoo.document.datatypes.TensorFieldValue(tensor(TYPE, "d", 0, 0)));
+        attribute.clear(2);
+        var bytes = new java.io.ByteArrayOutputStream();
+        var out = new ai.dwell.runtime.format.StateOutput(java.nio.channels.Channels.newChannel(bytes));
+        attribute.writeState(out, 4);
+        out.flush();
+        TensorAttribute restored = new TensorAttribute("vecs", TYPE, new MultiVectorIndex(TYPE, DistanceMetric.EUCLIDEAN));
+        restored.readState(new ai.dwell.runtime.format.StateInput(java.nio.channels.Channels.newChannel(new java.io.ByteArrayInputStream(bytes.toByteArray())),
+                                                                  bytes.size()), 4);
+        MultiVectorIndex vectors = restored.multiVectors().orElseThrow();
+        assertEquals(2, vectors.size());
+        assertEquals(attribute.tensor(1), restored.tensor(1));
+        assertArrayEquals(new int[] { 1, 3 }, vectors.search(new float[] { 0, 0 }, 5, 0, null, true, 0.05, Double.POSITIVE_INFINITY).lids());
+        assertEquals(1, vectors.distance(new float[] { 0, 0 }, 1), 1e-6);
+        assertEquals("b", vectors.label(1, vectors.closestSubspace(new float[] { 0, 0 }, 1)));
+    }
+
+    @Test
     void onlyOneMappedAndOneIndexedDimension() {
         assertTrue(MultiVectorIndex.isMultiVector(TensorType.fromSpec("tensor<bfloat16>(x[4],p{})")));
         assertTrue( ! MultiVectorIndex.isMultiVector(TensorType.fromSpec("tensor<float>(x[4])")));
