@@ -126,6 +126,22 @@ public class MultiVectorSearchTest {
         assertEquals(List.of("e", "b"), ids(node.search(DwellPackage.request(query(nearest), 10))));
     }
 
+    @Test
+    void closestOfAFieldOfTwoMappedDimensionsIsRefusedByName(@TempDir Path dir) throws IOException {
+        // Vespa's closest takes any number of mapped dimensions (its config model refuses closest of a dense field itself)
+        String schema = """
+                schema doc {
+                    document doc {
+                        field grid type tensor<float>(p{},q{},x[2]) { indexing: attribute }
+                    }
+                    rank-profile grid { first-phase { expression: sum(closest(grid)) } }
+                }
+                """;
+        List<String> errors = ai.dwell.runtime.rank.RankSetupVerifier.verify(DwellPackage.oneNodeCluster(dir.resolve("app"), schema));
+        assertTrue(errors.stream().anyMatch(e -> e.contains("'grid'") && e.contains("closest(grid)") &&
+                                                 e.contains("one mapped and one indexed dimension")), String.valueOf(errors));
+    }
+
     private static NearestNeighborItem nearest(int targetHits) {
         NearestNeighborItem nearest = new NearestNeighborItem("vecs", "q");
         nearest.setTargetNumHits(targetHits);
