@@ -70,6 +70,8 @@ def test_the_readme_queries_answer(app: Path) -> None:
     assert search(yql="select * from wiki where true", ranking="unranked")["root"]["fields"]["totalCount"] == 8
     bm25 = search(yql="select * from wiki where userQuery()", query="24", ranking="bm25")["root"]
     assert bm25["children"][0]["fields"]["title"] == "24-hour clock"
+    assert "errors" not in bm25, bm25["errors"]  # paragraphs (bolding: on, an array of strings): each element marked
+    assert bm25["children"][0]["fields"]["paragraphs"][4].startswith("In railway timetables <hi>24</hi>:00 means")
     semantic = search(yql="select * from wiki where {targetHits:10}nearestNeighbor(paragraph_embeddings,q) limit 1",
                       ranking="semantic", **{"input.query(q)": f"embed({RAILWAYS})"})["root"]
     hit = semantic["children"][0]["fields"]
