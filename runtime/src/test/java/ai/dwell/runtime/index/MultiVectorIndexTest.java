@@ -185,11 +185,16 @@ public class MultiVectorIndexTest {
             index.set(lid, builder.build());
         }
         float[] query = randomVector(random, 16, DistanceMetric.EUCLIDEAN);
-        for (int i = 0; i < 20; i++) index.search(query, 10, 0, null, true, 0.05, Double.POSITIVE_INFINITY); // warm up
-        long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
-        index.search(query, 10, 0, null, true, 0.05, Double.POSITIVE_INFINITY);
-        long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
-        assertTrue(allocated < 4096, "one search over 20000 documents allocated " + allocated + " bytes");
+        // The vector API (VectorMath's SIMD) allocates its vectors until the JIT's second tier compiles the loop, which
+        // may wait behind other compilations on a busy machine: search until compiled, for up to 30 s, and take the least
+        long least = Long.MAX_VALUE;
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (least >= 4096 && System.nanoTime() < deadline) {
+            long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+            index.search(query, 10, 0, null, true, 0.05, Double.POSITIVE_INFINITY);
+            least = Math.min(least, threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before);
+        }
+        assertTrue(least < 4096, "one search over 20000 documents allocated at least " + least + " bytes");
     }
 
     private static float[] randomVector(Random random, int n, DistanceMetric metric) {
