@@ -25,7 +25,9 @@ def runtime(tmp_path_factory: pytest.TempPathFactory):
     feed = tmp / "feed.jsonl"
     pages = {"p1": {"title": TITLE, "body": BODY, "label": "Ranking label"},
              "p2": {"title": "Learning to rank", "body": "Short body about gradient boosting", "label": "second"},
-             "p3": {"title": "Nothing", "label": "third"}}
+             "p3": {"title": "Nothing", "label": "third"},
+             "p4": {"title": "Notes", "label": "fourth",
+                    "notes": ["a first note on ranking", "nothing here", " ".join(["long"] * 80) + " ranking"]}}
     feed.write_text("".join(json.dumps({"put": f"id:test:page::{name}", "fields": fields}) + "\n" for name, fields in pages.items()))
     yield from deployed_runtime(tmp / "data", APP, feed)
 
@@ -46,6 +48,13 @@ def test_a_short_field_is_shown_whole_with_its_matches_marked(runtime: Runtime) 
     assert hit["title"] == "Learning to rank"  # not matched: the whole title, unmarked
     hit = only_hit(search(yql='select * from page where label contains "third"'))
     assert hit["title"] == "Nothing" and "body" not in hit  # a document without the field has none
+
+
+def test_each_element_of_a_bolding_array_is_shown_whole_with_its_matches_marked(runtime: Runtime) -> None:
+    hit = only_hit(search(yql='select * from page where notes contains "ranking"'))
+    assert hit["notes"] == ["a first note on <hi>ranking</hi>", "nothing here", " ".join(["long"] * 80) + " <hi>ranking</hi>"]
+    hit = only_hit(search(yql='select * from page where label contains "fourth"'))
+    assert hit["notes"] == ["a first note on ranking", "nothing here", " ".join(["long"] * 80) + " ranking"]  # no match: whole
 
 
 def test_a_field_the_query_does_not_match_shows_its_beginning(runtime: Runtime) -> None:

@@ -90,7 +90,15 @@ final class DocsumWriter {
                     FieldValue value = document.getFieldValue(source);
                     if (value == null) continue;
                     try {
-                        docsum.setString(field.name(), teasers.of(field.name(), source, value));
+                        if (value instanceof com.yahoo.document.datatypes.Array<?> array) { // each element's teaser, as proton's SlimeFiller has juniper write them
+                            List<String> elements = new java.util.ArrayList<>(array.size());
+                            for (Object element : array.getValues()) elements.add(teasers.of(field.name(), source, (FieldValue) element));
+                            Cursor out = docsum.setArray(field.name());
+                            for (String element : elements) out.addString(element);
+                        }
+                        else {
+                            docsum.setString(field.name(), teasers.of(field.name(), source, value));
+                        }
                     }
                     catch (UnsupportedFeatureException e) {
                         errors.refused(e.getMessage());

@@ -434,9 +434,14 @@ public final class DocumentIndex {
         return new MultiValueAttribute(config.name(), collection, elements, config.match() == AttributesConfig.Attribute.Match.CASED, config.fastsearch());
     }
 
-    /** A tensor attribute; a dense vector attribute also gets a vector index, with an HNSW graph when the schema declares one. */
+    /**
+     * A tensor attribute; a dense vector attribute also gets a vector index, with an HNSW graph when the schema declares one,
+     * and a mixed tensor<T>(m{},x[n]) attribute a multi-vector index (exact search; no graph).
+     */
     private static TensorAttribute tensorAttribute(AttributesConfig.Attribute config) {
         TensorType tensorType = TensorType.fromSpec(config.tensortype());
+        if (MultiVectorIndex.isMultiVector(tensorType))
+            return new TensorAttribute(config.name(), tensorType, new MultiVectorIndex(tensorType, DistanceMetric.of(config)));
         if ( ! TensorAttribute.isVector(tensorType)) return new TensorAttribute(config.name(), tensorType);
         var hnsw = config.index().hnsw();
         NearestNeighborIndex vectors = new NearestNeighborIndex(

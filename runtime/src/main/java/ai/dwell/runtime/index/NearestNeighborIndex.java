@@ -37,7 +37,7 @@ import java.util.BitSet;
  * vectors, maps and the graph as they are, so that loading costs a bulk read, not a graph insertion per vector, and
  * searches and later inserts behave exactly as they would have without the round trip.
  */
-public final class NearestNeighborIndex {
+public final class NearestNeighborIndex implements VectorSearch {
 
     /** The HNSW settings of the schema: max-links-per-node and neighbors-to-explore-at-insert. */
     public record HnswSettings(int maxLinksPerNode, int neighborsToExploreAtInsert) {}
@@ -72,8 +72,8 @@ public final class NearestNeighborIndex {
         this.builder = hnsw == null ? null : newBuilder();
     }
 
-    public int dimensions() { return dimensions; }
-    public DistanceMetric metric() { return metric; }
+    @Override public int dimensions() { return dimensions; }
+    @Override public DistanceMetric metric() { return metric; }
     public boolean hasGraph() { return hnsw != null; }
     /** The HNSW settings, or null for exact search only. */
     public HnswSettings hnsw() { return hnsw; }
@@ -125,14 +125,14 @@ public final class NearestNeighborIndex {
         return ord < 0 ? null : vectors[ord];
     }
 
-    /**
-     * The targetHits vectors closest to the query among the local ids in filter (all when null).
-     *
-     * @param exploreAdditionalHits how many more candidates the graph search keeps while it explores
-     * @param approximate           false to always search exactly
-     * @param approximateThreshold  below this share of the documents passing the filter, search exactly
-     * @param distanceThreshold     hits farther than this are dropped
-     */
+    @Override
+    public double distance(float[] query, int lid) {
+        float[] vector = vector(lid);
+        return vector == null ? Double.MAX_VALUE : metric.distance(query, vector);
+    }
+
+    /** The targetHits vectors closest to the query among the local ids in filter (all when null); see {@link VectorSearch#search}. */
+    @Override
     public Neighbors search(float[] query, int targetHits, int exploreAdditionalHits, BitSet filter,
                             boolean approximate, double approximateThreshold, double distanceThreshold) {
         if (query.length != dimensions)

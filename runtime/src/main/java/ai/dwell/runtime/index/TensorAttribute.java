@@ -14,7 +14,9 @@ import java.util.Optional;
  * A tensor attribute: one tensor per local id (an empty tensor of the type when unset, as Vespa reads it).
  * A dense one-dimensional attribute also keeps its vectors for nearestNeighbor ({@link NearestNeighborIndex});
  * when its cells are floats, the vector index is the only copy of them, and a tensor read from this is a
- * view of the vector index's cells (a small object per read, no copy of the cells).
+ * view of the vector index's cells (a small object per read, no copy of the cells). A mixed attribute with one mapped and
+ * one indexed dimension, tensor&lt;T&gt;(m{},x[n]), keeps its tensors and also its vectors for multi-vector nearestNeighbor
+ * ({@link MultiVectorIndex}).
  */
 public final class TensorAttribute extends Attribute {
 
@@ -22,13 +24,24 @@ public final class TensorAttribute extends Attribute {
     private final Tensor empty;
     private NearestNeighborIndex nearestNeighbors; // replaced when state is loaded
     private final boolean cellsInVectorIndex;
+    private final MultiVectorIndex multiVectors; // null unless a mixed tensor<T>(m{},x[n]) attribute
     private Tensor[] tensors = new Tensor[0];
 
-    public TensorAttribute(String name, TensorType type) { this(name, type, null); }
+    public TensorAttribute(String name, TensorType type) { this(name, type, (NearestNeighborIndex) null); }
 
     /** @param nearestNeighbors the vector index of a dense one-dimensional attribute, or null */
     public TensorAttribute(String name, TensorType type, NearestNeighborIndex nearestNeighbors) {
+        this(name, type, nearestNeighbors, null);
+    }
+
+    /** A mixed tensor&lt;T&gt;(m{},x[n]) attribute with its vectors for multi-vector nearestNeighbor. */
+    public TensorAttribute(String name, TensorType type, MultiVectorIndex multiVectors) {
+        this(name, type, null, multiVectors);
+    }
+
+    private TensorAttribute(String name, TensorType type, NearestNeighborIndex nearestNeighbors, MultiVectorIndex multiVectors) {
         super(name);
+        this.multiVectors = multiVectors;
         this.type = type;
         this.empty = Tensor.Builder.of(type).build();
         this.nearestNeighbors = nearestNeighbors;
@@ -42,6 +55,17 @@ public final class TensorAttribute extends Attribute {
 
     /** The vector index for nearestNeighbor, if this is a dense one-dimensional attribute. */
     public Optional<NearestNeighborIndex> nearestNeighbors() { return Optional.ofNullable(nearestNeighbors); }
+
+    /** The vectors a nearestNeighbor item searches: the dense vector index, or the multi-vector one of a mixed attribute. */
+    public Optional<VectorSearch> vectorSearch() {
+        return nearestNeighbors != null ? Optional.of(nearestNeighbors) : Optional.ofNullable(multiVectors);
+    }
+
+    /** The multi-vector index of a mixed tensor<T>(m{},x[n]) attribute. */
+    public Optional<MultiVectorIndex> multiVectors() { return Optional.ofNullable(multiVectors); }
+
+    /** The type of the query tensor a nearestNeighbor item on this compares with: this type, or the indexed subspace of a mixed one. */
+    public TensorType queryType() { return multiVectors != null ? multiVectors.queryType() : type; }
 
     /** Whether the type is a vector: one indexed dimension of known size. */
     public static boolean isVector(TensorType type) {
@@ -61,6 +85,10 @@ public final class TensorAttribute extends Attribute {
             if (lid >= tensors.length) tensors = Arrays.copyOf(tensors, grow(tensors.length, lid));
             tensors[lid] = tensor;
         }
+        if (multiVectors != null) {
+            if (tensor == null) multiVectors.clear(lid);
+            else multiVectors.set(lid, tensor);
+        }
         if (nearestNeighbors == null) return;
         if (tensor == null) nearestNeighbors.clear(lid);
         else nearestNeighbors.set(lid, vector(tensor, nearestNeighbors.dimensions()));
@@ -70,6 +98,7 @@ public final class TensorAttribute extends Attribute {
     public void clear(int lid) {
         if (lid < tensors.length) tensors[lid] = null;
         if (nearestNeighbors != null) nearestNeighbors.clear(lid);
+        if (multiVectors != null) multiVectors.clear(lid);
     }
 
     /** The tensor for ranking: an empty tensor of the attribute's type when unset. */
@@ -128,6 +157,7 @@ public final class TensorAttribute extends Attribute {
                 if (lid < 0 || lid >= lidLimit) throw new ai.dwell.runtime.format.CorruptStateException("Attribute '" + name() + "': local id out of range");
                 if (lid >= tensors.length) tensors = Arrays.copyOf(tensors, grow(tensors.length, lid));
                 tensors[lid] = com.yahoo.tensor.serialization.TypedBinaryFormat.decode(Optional.of(type), com.yahoo.io.GrowableByteBuffer.wrap(in.readBytes()));
+                if (multiVectors != null) multiVectors.set(lid, tensors[lid]); // the vectors are not written: they are the tensors' cells
             }
         }
         boolean hasVectors = in.readBoolean();

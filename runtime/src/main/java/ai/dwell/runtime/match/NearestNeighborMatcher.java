@@ -4,6 +4,7 @@ import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.index.NearestNeighborIndex;
 import ai.dwell.runtime.index.TensorAttribute;
+import ai.dwell.runtime.index.VectorSearch;
 import ai.dwell.runtime.match.query.QueryItem;
 import com.yahoo.tensor.Tensor;
 
@@ -12,7 +13,8 @@ import java.util.BitSet;
 /**
  * Matches a nearestNeighbor item as proton does: the targetHits closest documents among the
  * candidates (the documents the rest of the query allows: the filter is applied during the search),
- * through the HNSW graph when allowed, exactly otherwise; see {@link NearestNeighborIndex}.
+ * through the HNSW graph when allowed, exactly otherwise; see {@link NearestNeighborIndex}. On a mixed tensor<T>(m{},x[n])
+ * attribute a document's distance is that of its closest vector, and the search is exact ({@link ai.dwell.runtime.index.MultiVectorIndex}).
  *
  * Settings, as in Vespa: targetHits and exploreAdditionalHits from the item (annotations, or
  * hnsw.exploreAdditionalHits), approximate:false, distanceThreshold; approximate-threshold from the
@@ -42,14 +44,14 @@ final class NearestNeighborMatcher {
         String field = item.field();
         Attribute attribute = index.attribute(field).orElseThrow(() ->
                 new UnsupportedQueryException("nearestNeighbor: '" + field + "' is not an attribute of '" + index.name() + "'"));
-        if ( ! (attribute instanceof TensorAttribute tensorAttribute) || tensorAttribute.nearestNeighbors().isEmpty())
-            throw new UnsupportedQueryException("nearestNeighbor: attribute '" + field + "' is not a dense vector tensor attribute; " +
-                                                "this content engine supports nearestNeighbor on tensor<float>(x[n]) attributes");
-        NearestNeighborIndex vectors = tensorAttribute.nearestNeighbors().get();
+        if ( ! (attribute instanceof TensorAttribute tensorAttribute) || tensorAttribute.vectorSearch().isEmpty())
+            throw new UnsupportedQueryException("nearestNeighbor: attribute '" + field + "' is not a dense vector or multi-vector tensor attribute; " +
+                                                "this content engine supports nearestNeighbor on tensor<T>(x[n]) and tensor<T>(m{},x[n]) attributes");
+        VectorSearch vectors = tensorAttribute.vectorSearch().get();
         String tensorName = item.queryTensorName();
         // the container sends query(q) as the rank property "q"; other clients send "query(q)"
-        Tensor tensor = query.tensor(tensorName, tensorAttribute.type())
-                .or(() -> query.tensor("query(" + tensorName + ")", tensorAttribute.type()))
+        Tensor tensor = query.tensor(tensorName, tensorAttribute.queryType())
+                .or(() -> query.tensor("query(" + tensorName + ")", tensorAttribute.queryType()))
                 .orElseThrow(() -> new UnsupportedQueryException("nearestNeighbor(" + field + ", " + tensorName + "): the query has no tensor query(" + tensorName + ")"));
         float[] queryVector = TensorAttribute.vector(tensor, vectors.dimensions());
         BitSet filter = ! exactlyWithin && candidates.cardinality() >= active.cardinality() ? null : candidates;

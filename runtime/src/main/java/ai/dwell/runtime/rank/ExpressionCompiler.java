@@ -162,6 +162,7 @@ final class ExpressionCompiler {
             case "nativeRank", "nativeFieldMatch", "nativeProximity", "nativeAttributeMatch" -> nativeFeature(feature);
             case "subqueries" -> termsRead(SubqueriesFeature.of(feature, index, predicates));
             case "closeness", "distance" -> termsRead(NearestNeighborFeatures.of(feature, index, nearestNeighbors, query));
+            case "closest" -> termsRead(NearestNeighborFeatures.closest(feature, index, nearestNeighbors, query));
             case "firstPhase" -> {
                 if (compilingFirstPhase) throw unsupported("firstPhase cannot be used in the first-phase expression: it is that expression's value");
                 readsFirstPhase = true;

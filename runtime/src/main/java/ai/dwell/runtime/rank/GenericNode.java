@@ -54,7 +54,8 @@ final class GenericNode extends Node implements Memo {
         @Override public TensorType getType(com.yahoo.searchlib.rankingexpression.Reference reference) {
             return getType(reference.isIdentifier() ? reference.name() : reference.toString());
         }
-        @Override public String resolveBinding(String argument) { return null; }
+        /** A dimension name no function argument binds is itself (with null, reduce(t, sum, d) would keep d in its type). */
+        @Override public String resolveBinding(String argument) { return argument; }
     }
 
 }

@@ -1,16 +1,18 @@
 package ai.dwell.runtime.rank;
 
 import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.index.MultiVectorIndex;
 import ai.dwell.runtime.index.TensorAttribute;
 import ai.dwell.runtime.match.NearestNeighborTerm;
+import com.yahoo.tensor.TensorType;
 
 import java.util.List;
 import java.util.Optional;
 
 /**
- * closeness(field, f), closeness(label, l), distance(field, f) and distance(label, l) (and closeness(f), distance(f) of a tensor attribute), as Vespa
+ * closest(f) and closest(f, label) (see {@link ClosestNode}), and closeness(field, f), closeness(label, l), distance(field, f) and distance(label, l) (and closeness(f), distance(f) of a tensor attribute), as Vespa
  * computes them for a nearestNeighbor item of the query: from the query vector and the document's
- * vector with the attribute's distance metric, for every ranked document (also those another part of
+ * (closest) vector with the attribute's distance metric, for every ranked document (also those another part of
  * the query matched). Without such an item, closeness is 0 and distance Double.MAX_VALUE, as in proton.
  */
 final class NearestNeighborFeatures {
@@ -30,8 +32,8 @@ final class NearestNeighborFeatures {
         String dimension = feature.arguments().get(0), name = feature.arguments().get(1);
         Optional<NearestNeighborTerm> term = switch (dimension) {
             case "field" -> {
-                if ( ! (index.attribute(name).orElse(null) instanceof TensorAttribute attribute) || attribute.nearestNeighbors().isEmpty())
-                    throw new UnsupportedFeatureException("feature '" + feature + "': '" + name + "' is not a dense vector tensor attribute of '" + index.name() + "'");
+                if ( ! (index.attribute(name).orElse(null) instanceof TensorAttribute attribute) || attribute.vectorSearch().isEmpty())
+                    throw new UnsupportedFeatureException("feature '" + feature + "': '" + name + "' is not a dense vector or multi-vector tensor attribute of '" + index.name() + "'");
                 yield terms.stream().filter(t -> t.field().equals(name)).findFirst();
             }
             case "label" -> query.string("vespa.label." + name + ".id").map(Integer::parseInt)
@@ -40,6 +42,27 @@ final class NearestNeighborFeatures {
         };
         if (term.isEmpty()) return new ScalarNode.Constant(distance ? Double.MAX_VALUE : 0);
         return distance ? new Distance(term.get()) : new Closeness(term.get());
+    }
+
+    /** closest(field) or closest(field, label) of a tensor<T>(m{},x[n]) attribute: see {@link ClosestNode}. */
+    static Node closest(FeatureName feature, DocumentIndex index, List<NearestNeighborTerm> terms, QueryProperties query) {
+        if (feature.arguments().isEmpty() || feature.arguments().size() > 2 || feature.output() != null && ! feature.output().equals("out"))
+            throw new UnsupportedFeatureException("feature '" + feature + "': closest takes a tensor attribute and optionally the label of a nearestNeighbor item");
+        String field = feature.arguments().get(0);
+        if ( ! (index.attribute(field).orElse(null) instanceof TensorAttribute attribute) || attribute.multiVectors().isEmpty())
+            throw new UnsupportedFeatureException("feature '" + feature + "': '" + field + "' is not a tensor attribute with one mapped and one indexed dimension, " +
+                                                  "tensor<T>(m{},x[n]), of '" + index.name() + "' (the mapped dimensions are what closest outputs)");
+        MultiVectorIndex vectors = attribute.multiVectors().get();
+        TensorType type = new TensorType.Builder(attribute.type().valueType()).mapped(vectors.mappedDimensionName()).build();
+        List<NearestNeighborTerm> searching;
+        if (feature.arguments().size() == 1) {
+            searching = terms.stream().filter(t -> t.field().equals(field)).toList();
+        }
+        else {
+            Optional<Integer> id = query.string("vespa.label." + feature.arguments().get(1) + ".id").map(Integer::parseInt);
+            searching = terms.stream().filter(t -> id.isPresent() && t.uniqueId() == id.get() && t.field().equals(field)).toList();
+        }
+        return new ClosestNode(type, vectors, searching);
     }
 
     private static final class Closeness extends ScalarNode {

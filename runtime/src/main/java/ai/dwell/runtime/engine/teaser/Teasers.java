@@ -41,11 +41,11 @@ public final class Teasers {
         this.views = views;
     }
 
-    /** The teaser of a document's value of the source field, for the summary field of that name. */
+    /** The teaser of a document's value of the source field (or of one element of an array of strings), for the summary field of that name. */
     public String of(String summaryField, String sourceField, FieldValue value) {
         if ( ! (value instanceof StringFieldValue string))
             throw new UnsupportedFeatureException("Summary field '" + summaryField + "' (summary: dynamic) of a " + value.getDataType().getName() +
-                                                  " field is not supported by this content engine: only of a string field");
+                                                  " field is not supported by this content engine: only of a string field or an array of strings");
         if (indexed.test(sourceField) && string.getSpanTree(com.yahoo.document.annotation.SpanTrees.LINGUISTICS) == null && string.getString().codePoints().anyMatch(Character::isLetterOrDigit))
             throw new UnsupportedFeatureException("Summary field '" + summaryField + "' (summary: dynamic): the document was stored without the " +
                                                   "field's linguistics annotations (fed before this runtime kept them); feed it again");
