@@ -73,7 +73,7 @@ public final class ModelBuilder {
     }
 
     /** Vespa's messages, outermost first, as the config server reports them. */
-    static String messages(Throwable e) {
+    public static String messages(Throwable e) {
         StringBuilder b = new StringBuilder();
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t.getMessage() == null || b.indexOf(t.getMessage()) >= 0) continue;
