@@ -104,6 +104,11 @@ final class DocsumWriter {
                         errors.refused(e.getMessage());
                     }
                 }
+                case "tokens" -> {
+                    String source = field.source().isEmpty() ? field.name() : field.source();
+                    if (document == null) document = index.summaryDocument(lid);
+                    TokensSummary.write(docsum, field.name(), document.getFieldValue(source));
+                }
                 default -> throw new UnsupportedFeatureException("Summary field '" + field.name() + "' uses command '" + field.command() + "', which is not supported");
             }
         }

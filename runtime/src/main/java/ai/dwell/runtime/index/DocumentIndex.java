@@ -79,7 +79,7 @@ public final class DocumentIndex {
                                           .filter(attribute -> attribute instanceof TensorAttribute tensor && tensor.keepsCellsInVectorIndex())
                                           .map(attribute -> (TensorAttribute) attribute).toList();
         this.documents = new SerializedDocuments(types, vectorAttributes.stream().map(Attribute::name).collect(Collectors.toSet()),
-                                                 dynamicSummarySources(schema.summary()));
+                                                 annotatedSummarySources(schema.summary()));
         for (IndexschemaConfig.Indexfield field : schema.indexSchema().indexfield()) {
             if (field.datatype() != IndexschemaConfig.Indexfield.Datatype.STRING)
                 throw new IllegalArgumentException("Index field '" + field.name() + "' of '" + type.getName() + "': only string index fields are supported");
@@ -90,12 +90,15 @@ public final class DocumentIndex {
             fieldsets.put(fieldset.name(), fieldset.field().stream().map(IndexschemaConfig.Fieldset.Field::name).toList());
     }
 
-    /** The fields dynamic summaries are made from: their documents keep the linguistics annotations, which juniper reads. */
-    private static Set<String> dynamicSummarySources(com.yahoo.vespa.config.search.SummaryConfig summary) {
+    /**
+     * The fields dynamic summaries and tokens summaries are made from: their documents keep the linguistics
+     * annotations, which juniper and the tokens writer read.
+     */
+    private static Set<String> annotatedSummarySources(com.yahoo.vespa.config.search.SummaryConfig summary) {
         Set<String> sources = new java.util.HashSet<>();
         for (var summaryClass : summary.classes())
             for (var field : summaryClass.fields())
-                if (field.command().equals("dynamicteaser")) sources.add(field.source().isEmpty() ? field.name() : field.source());
+                if (field.command().equals("dynamicteaser") || field.command().equals("tokens")) sources.add(field.source().isEmpty() ? field.name() : field.source());
         return sources;
     }
 

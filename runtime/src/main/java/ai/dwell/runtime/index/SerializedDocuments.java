@@ -18,7 +18,7 @@ import java.util.Set;
  * The documents of one index by local id, kept in Vespa's binary document format for summaries and
  * updates, as proton's document store keeps them serialized. Left out is what the index keeps
  * elsewhere or no longer needs: linguistics span trees (the text index has the terms), except those of the fields
- * dynamic summaries are made from (juniper reads the annotations, as in proton's document store), and the cells
+ * dynamic and tokens summaries are made from (juniper and the tokens writer read the annotations, as in proton's document store), and the cells
  * of the fields named as omitted (dense vectors, which their attribute keeps). A live {@code Document}
  * graph per document cost several times its serialized size; a document is decoded only for a
  * summary hit or an update.

@@ -17,7 +17,7 @@ import java.util.zip.CRC32C;
  * What besides its schema decides a document type's index content, per type, for the fingerprint of its flushed
  * state: the type's indexing statements, and where they embed, the identity of the embedders: the package's
  * services.xml (where embedders are declared) and the path, size and a checksum of the first MiB of each model file
- * services.xml names.
+ * services.xml names; and where the package declares a linguistics component, its config and configDir files.
  * A change to any of these makes the type's state unusable, so it is indexed again from the store.
  */
 final class IndexingIdentity {
@@ -28,10 +28,12 @@ final class IndexingIdentity {
 
     static Map<String, String> of(IlscriptsConfig scripts, Path packageDir) {
         String embedders = null;
+        String linguistics = linguistics(packageDir);
         Map<String, String> identity = new HashMap<>();
         for (IlscriptsConfig.Ilscript script : scripts.ilscript()) {
             StringBuilder text = new StringBuilder(String.join("\n", script.content()));
             text.append("\n--fields: ").append(script.docfield());
+            if ( ! linguistics.isEmpty()) text.append("\n--linguistics:\n").append(linguistics);
             if (script.content().stream().anyMatch(statement -> statement.matches("(?s).*\\bembed\\b.*"))) {
                 if (embedders == null) embedders = embedders(packageDir);
                 text.append("\n--embedders:\n").append(embedders);
@@ -39,6 +41,36 @@ final class IndexingIdentity {
             identity.merge(script.doctype(), text.toString(), (a, b) -> a + "\n" + b);
         }
         return identity;
+    }
+
+    private static final java.util.regex.Pattern LINGUISTICS_COMPONENT = java.util.regex.Pattern.compile("class=\"[^\"]*Linguistics\"");
+    private static final java.util.regex.Pattern CONFIG_DIR = java.util.regex.Pattern.compile("<configDir>\\s*([^<]+?)\\s*</configDir>");
+
+    /**
+     * Where the package declares a linguistics component of its own (a LuceneLinguistics, say), what decides its
+     * tokens: services.xml (the analyzers' config) and the path, size and checksum of the first MiB of each file under
+     * a configDir it names (stop lists, synonyms). Empty for Vespa's default linguistics.
+     */
+    private static String linguistics(Path packageDir) {
+        try {
+            Path services = packageDir.resolve("services.xml");
+            String servicesText = Files.exists(services) ? Files.readString(services) : "";
+            if ( ! LINGUISTICS_COMPONENT.matcher(servicesText).find()) return "";
+            StringBuilder identity = new StringBuilder(servicesText).append('\n');
+            var dirs = CONFIG_DIR.matcher(servicesText);
+            while (dirs.find()) {
+                Path dir = packageDir.resolve(dirs.group(1)).normalize();
+                if ( ! dir.startsWith(packageDir.normalize()) || ! Files.isDirectory(dir)) continue;
+                List<Path> files;
+                try (Stream<Path> walk = Files.walk(dir)) { files = walk.filter(Files::isRegularFile).sorted().toList(); }
+                for (Path file : files)
+                    identity.append(packageDir.relativize(file)).append(' ').append(Files.size(file)).append(' ').append(head(file)).append('\n');
+            }
+            return identity.toString();
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("Could not read the linguistics files in " + packageDir, e);
+        }
     }
 
     private static String embedders(Path packageDir) {

@@ -243,7 +243,7 @@ public class Runtime implements Deployments, AutoCloseable {
             abandon(documents, follower, container, content, packageEmbedders);
             throw new IllegalStateException("Interrupted while activating session " + session, e);
         }
-        catch (RuntimeException e) {
+        catch (RuntimeException | LinkageError e) { // a LinkageError: a class a package's component needs is missing
             abandon(documents, follower, container, content, packageEmbedders);
             throw e;
         }

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * The runtime's own class in the place of the standalone container's file registry and acquirer of the same name
  * (earlier on the class path, as VespaDocumentAccess; written for the runtime, with the constructor and interfaces the
  * standalone container calls): the files of the application directory. A reference it registered is its file; one it
- * did not register that names a file of the application directory is that file (the ranking expressions a rank profile
+ * did not register that names a file or directory of the application directory is that (a path config's directory, the ranking expressions a rank profile
  * distributes as files, "./name.lz4", which Vespa's model registers with a registry that keeps no file; the runtime
  * writes them into the served package, see ai.dwell.runtime.serve.deploy.LargeRankExpressions); any other is returned
  * as the path it names, as Vespa's standalone container does.
@@ -43,7 +43,7 @@ public class LocalFileDb implements FileAcquirer, FileRegistry {
         Path registered = files.get(reference);
         if (registered != null) return registered.toFile();
         Path packaged = directory.resolve(reference.value()).normalize();
-        if (packaged.startsWith(directory) && Files.isRegularFile(packaged)) return packaged.toFile();
+        if (packaged.startsWith(directory) && Files.exists(packaged)) return packaged.toFile(); // a file, or a directory a path config names
         return new File(reference.value());
     }
 

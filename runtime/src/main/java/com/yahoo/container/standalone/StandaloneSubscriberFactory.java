@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * the class path, as VespaDocumentAccess; written for the runtime, with the constructor and interface the standalone
  * container calls). It gives the container the configs of the model once, at generation 0, and then none until closed
  * (a standalone container's model never changes). Unlike Vespa's standalone container, which hands each config over
- * as the model builds it, a config with a model field ({@code <model path="..."/>}, e.g. hugging-face-tokenizer's) is
+ * as the model builds it, a config with a model field ({@code <model path="..."/>}, e.g. hugging-face-tokenizer's) or a
+ * path field (lucene-linguistics' configDir) is
  * first put through Vespa's {@link ConfigPayloadApplier}, as a node's config subscription does, its paths resolved to
  * the package's files by the container's file acquirer: a component that reads its model path from its config gets it.
  * A model given by url is refused, naming it.
@@ -156,7 +157,7 @@ public class StandaloneSubscriberFactory implements SubscriberFactory {
         }
     }
 
-    /** Whether a config class, or a class nested in it, has a model field. */
+    /** Whether a config class, or a class nested in it, has a model or path field. */
     private static boolean hasModelFields(Class<?> configClass) {
         return configClass != null && withModels.computeIfAbsent(configClass, StandaloneSubscriberFactory::declaresModel);
     }
@@ -164,6 +165,9 @@ public class StandaloneSubscriberFactory implements SubscriberFactory {
     private static boolean declaresModel(Class<?> type) {
         for (Method method : type.getDeclaredMethods())
             if (method.getReturnType() == ModelReference.class) return true;
+        // a path field (PathNode, OptionalPathNode, or a vector or map of them), also resolved to the package's file or directory
+        for (java.lang.reflect.Field field : type.getDeclaredFields())
+            if (field.getGenericType().getTypeName().contains("PathNode")) return true;
         for (Class<?> nested : type.getDeclaredClasses())
             if (declaresModel(nested)) return true;
         return false;

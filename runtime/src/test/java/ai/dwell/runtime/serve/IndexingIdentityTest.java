@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 /**
  * A type that embeds is indexed again when its embedders change, not when another file of the package does: not for a
  * new ranking model, and not for the build-meta.json every build writes (each deploy of a fresh build indexed every
- * comment of W1 again, 10 minutes).
+ * comment of W1 again, 10 minutes). Where the package declares a linguistics component, its config and the files of its
+ * configDir count for every type.
  */
 public class IndexingIdentityTest {
 
@@ -45,6 +46,33 @@ public class IndexingIdentityTest {
         Path services = dir.resolve("services.xml");
         Files.writeString(services, Files.readString(services) + "\n<!-- changed -->\n");
         assertNotEquals(retokenized.get("comment"), IndexingIdentity.of(SCRIPTS, dir).get("comment"), "services.xml declares the embedders");
+    }
+
+    @Test
+    void aPackagesLinguisticsConfigAndItsConfigDirFilesCountForEveryType(@TempDir Path dir) throws IOException {
+        Files.writeString(dir.resolve("services.xml"), """
+                <services><container id="c" version="1.0">
+                  <component id="linguistics" class="com.yahoo.language.lucene.LuceneLinguistics" bundle="lucene-linguistics">
+                    <config name="com.yahoo.language.lucene.lucene-analysis"><configDir>lucene</configDir></config>
+                  </component>
+                </container></services>
+                """);
+        Files.createDirectories(dir.resolve("lucene/en"));
+        Files.writeString(dir.resolve("lucene/en/stopwords.txt"), "the\n");
+        Files.writeString(dir.resolve("other.txt"), "x");
+        Map<String, String> before = IndexingIdentity.of(SCRIPTS, dir);
+
+        append(dir.resolve("other.txt"));
+        assertEquals(before, IndexingIdentity.of(SCRIPTS, dir), "a file outside the configDir");
+
+        append(dir.resolve("lucene/en/stopwords.txt"));
+        Map<String, String> restopped = IndexingIdentity.of(SCRIPTS, dir);
+        assertNotEquals(before.get("author"), restopped.get("author"), "another stop list: every type's strings are tokenized again");
+        assertNotEquals(before.get("comment"), restopped.get("comment"));
+
+        Path services = dir.resolve("services.xml");
+        Files.writeString(services, Files.readString(services).replace("<configDir>", "<!-- another analyzer --><configDir>"));
+        assertNotEquals(restopped.get("author"), IndexingIdentity.of(SCRIPTS, dir).get("author"), "services.xml configures the analyzers");
     }
 
     private static void append(Path file) throws IOException {

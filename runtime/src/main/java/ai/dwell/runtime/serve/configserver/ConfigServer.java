@@ -64,9 +64,10 @@ public class ConfigServer implements AutoCloseable {
             try {
                 serve(exchange);
             }
-            catch (RuntimeException e) {
+            catch (RuntimeException | LinkageError e) { // a class a package's component needs and its bundle lacks, too
                 log.log(Level.WARNING, "Config server request failed", e);
-                respond(exchange, 500, error("INTERNAL_SERVER_ERROR", String.valueOf(e.getMessage())));
+                // with its causes: a component the container could not construct says why (say, a Lucene factory it lacks)
+                respond(exchange, 500, error("INTERNAL_SERVER_ERROR", ai.dwell.runtime.serve.deploy.ModelBuilder.messages(e)));
             }
         }
     }

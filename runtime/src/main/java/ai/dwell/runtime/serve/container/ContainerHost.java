@@ -40,8 +40,13 @@ public class ContainerHost implements AutoCloseable {
 
     public JDisc jdisc() { return application.getJDisc(clusterId); }
 
-    /** The container's linguistics, so that documents are tokenized and stemmed as queries are. */
+    /**
+     * The container's linguistics, the one it injects into its components (see {@link InjectedLinguistics}), so that
+     * documents are tokenized and stemmed as queries are.
+     */
     public Linguistics linguistics() {
+        for (Object component : jdisc().components().allComponents())
+            if (component instanceof InjectedLinguistics injected) return injected.linguistics();
         for (Object component : jdisc().components().allComponents())
             if (component instanceof Linguistics linguistics) return linguistics;
         return new OpenNlpLinguistics();

@@ -50,6 +50,7 @@ public final class ModelBuilder {
             previous.ifPresent(builder::previousModel);
             DeployState state = builder
                     .applicationPackage(FilesApplicationPackage.fromDir(applicationDir.toFile(), Map.of()))
+                    .configDefinitionRepo(PlatformConfigDefinitions.ofClassPath()) // as a config server has the platform's installed
                     .modelImporters(List.of(new VespaImporter(), new OnnxImporter(), new XGBoostImporter(), new LightGBMImporter()))
                     .deployLogger((level, message) -> { if (level.intValue() >= Level.INFO.intValue()) log.add(level + ": " + message); })
                     .properties(new TestProperties())
@@ -72,7 +73,7 @@ public final class ModelBuilder {
     }
 
     /** Vespa's messages, outermost first, as the config server reports them. */
-    static String messages(Throwable e) {
+    public static String messages(Throwable e) {
         StringBuilder b = new StringBuilder();
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t.getMessage() == null || b.indexOf(t.getMessage()) >= 0) continue;

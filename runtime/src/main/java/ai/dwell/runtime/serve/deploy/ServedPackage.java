@@ -52,6 +52,12 @@ public final class ServedPackage {
         }
     }
 
+    private static void addComponent(Element container, String className) {
+        Element component = container.getOwnerDocument().createElement("component");
+        component.setAttribute("id", className);
+        container.appendChild(component);
+    }
+
     private static void adapt(Path services, VespaModel model, String containerId) {
         try {
             var factory = DocumentBuilderFactory.newInstance();
@@ -97,6 +103,7 @@ public final class ServedPackage {
                 Element container = (Element) containers.item(i);
                 if ( ! containerId.equals(container.getAttribute("id"))) continue;
                 AccessFilterChain.addTo(container, PackageServices.containerPort(model));
+                addComponent(container, ai.dwell.runtime.serve.container.InjectedLinguistics.class.getName()); // the linguistics indexing uses
                 SearchAdmission.addTo(container, PackageServices.containerPort(model));
                 changed = true;
             }
