@@ -29,18 +29,16 @@ final class ArticleWindow {
 
     private final List<Hit> hits;
     private final List<Hit> sources; // per hit, as the content cluster returned it before any fill: what a later fill copies
-    private final String viewClass;
     private final Set<String> laterClasses;
     private final Map<String, CompletableFuture<Map<String, Map<String, Object>>>> fieldsOfClass = new ConcurrentHashMap<>(); // class → hit id → fields it adds
     private final long totalHitCount;
     private final Coverage coverage;
     private final long createdNanos;
 
-    private ArticleWindow(List<Hit> hits, List<Hit> sources, String viewClass, Set<String> laterClasses,
+    private ArticleWindow(List<Hit> hits, List<Hit> sources, Set<String> laterClasses,
                           long totalHitCount, Coverage coverage, long createdNanos) {
         this.hits = hits;
         this.sources = sources;
-        this.viewClass = viewClass;
         this.laterClasses = laterClasses;
         this.totalHitCount = totalHitCount;
         this.coverage = coverage;
@@ -67,7 +65,7 @@ final class ArticleWindow {
         ArticleWindow build(String viewClass, long createdNanos) {
             List<Hit> hits = new ArrayList<>();
             for (Hit hit : result.hits()) hits.add(copy(hit, viewClass));
-            return new ArticleWindow(List.copyOf(hits), List.copyOf(sources), viewClass, laterClasses,
+            return new ArticleWindow(List.copyOf(hits), List.copyOf(sources), laterClasses,
                                      result.getTotalHitCount(), result.getCoverage(false), createdNanos);
         }
 
@@ -178,8 +176,6 @@ final class ArticleWindow {
         copy.setQuery(query);
         return copy;
     }
-
-    String viewClass() { return viewClass; }
 
     long createdNanos() { return createdNanos; }
 
