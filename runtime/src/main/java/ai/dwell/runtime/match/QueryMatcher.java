@@ -97,7 +97,8 @@ public final class QueryMatcher {
         QueryMatcher matcher = new QueryMatcher(index, query, within, false);
         LocalIds hits = new LocalIds(Math.max(1, within.cardinality()));
         matcher.iterator(root, true, matcher.active).addTo(hits, matcher.active);
-        return new MatchResult(hits.array(), hits.size(), matcher.terms, matcher.nearestNeighbors, RankTerms.of(root, index, matcher.hitsOf));
+        return new MatchResult(hits.array(), hits.size(), matcher.terms, matcher.nearestNeighbors, RankTerms.of(root, index, matcher.hitsOf),
+                               matcher.predicates);
     }
 
     /**
