@@ -18,11 +18,6 @@ public final class MatchResult {
     private final List<PredicateTerm> predicates;
     private BitSet hits; // made when asked for
 
-    /** The first count ids of lids (increasing, not copied), and the terms. */
-    public MatchResult(int[] lids, int count, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors, List<RankTerm> rankTerms) {
-        this(lids, count, terms, nearestNeighbors, rankTerms, List.of());
-    }
-
     /** The first count ids of lids (increasing, not copied), the terms, and the predicate items with their subqueries. */
     public MatchResult(int[] lids, int count, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors, List<RankTerm> rankTerms,
                        List<PredicateTerm> predicates) {
@@ -35,24 +30,17 @@ public final class MatchResult {
         this.predicates = List.copyOf(predicates);
     }
 
-    public MatchResult(int[] lids, int count, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors) {
-        this(lids, count, terms, nearestNeighbors, List.of());
-    }
-
-    public MatchResult(BitSet hits, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors, List<RankTerm> rankTerms) {
-        this(hits, terms, nearestNeighbors, rankTerms, List.of());
-    }
-
     public MatchResult(BitSet hits, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors, List<RankTerm> rankTerms,
                        List<PredicateTerm> predicates) {
         this(hits.stream().toArray(), hits.cardinality(), terms, nearestNeighbors, rankTerms, predicates);
     }
 
-    public MatchResult(BitSet hits, List<QueryTerm> terms, List<NearestNeighborTerm> nearestNeighbors) {
-        this(hits, terms, nearestNeighbors, List.of());
-    }
-
-    public MatchResult(BitSet hits, List<QueryTerm> terms) { this(hits, terms, List.of()); }
+    /**
+     * A match with these terms only: no nearestNeighbor, rank or predicate terms. Every other constructor takes all of
+     * them, so that a matcher cannot leave one out by accident (a merge once dropped the predicate terms of the summary
+     * path's match, and subqueries features came out 0).
+     */
+    public MatchResult(BitSet hits, List<QueryTerm> terms) { this(hits, terms, List.of(), List.of(), List.of()); }
 
     /** The matched ids in increasing order: the first {@link #hitCount} of this array (do not change it). */
     public int[] lids() { return lids; }
