@@ -12,7 +12,7 @@ import ai.dwell.runtime.rank.RankScoreDropLimits;
  * the window's lowest first-phase score is above its lowest second-phase score their scores are rescaled linearly,
  * mapping the window's first-phase range onto its second-phase range (each at least 1), as searchlib's
  * FirstPhaseRescorer. Then the second-phase rank-score-drop-limit drops every hit whose final score is at or below it.
- * Works on primitive arrays only. Only as many of the best hits as the caller needs are put in order (a selection,
+ * Works on primitive arrays only, which the thread keeps for its next query ({@link RankScratch}). Only as many of the best hits as the caller needs are put in order (a selection,
  * not a full sort).
  */
 final class Ranker {
@@ -41,7 +41,8 @@ final class Ranker {
      */
     static Ranked rank(String documentType, RankProgram[] programs, int[] lids, int n, int rerankCount, int wanted,
                        RankScoreDropLimits limits, PartitionRunner runner) {
-        double[] scores = new double[n];
+        RankScratch scratch = RankScratch.current();
+        double[] scores = scratch.scores(n);
         RankProgram program = programs[0];
         boolean dropFirst = ! limits.keepsFirstPhase();
         int threads = Math.max(1, Math.min(programs.length, n));
@@ -71,7 +72,7 @@ final class Ranker {
         int m = n; // the matches that are hits: all, or those above the first-phase drop limit, moved to the front
         int[] hitLids = lids;
         if (dropFirst) {
-            hitLids = new int[n];
+            hitLids = scratch.hitLids(n);
             m = 0;
             for (int i = 0; i < n; i++) {
                 if ( ! (scores[i] <= limits.firstPhase())) {
@@ -95,13 +96,13 @@ final class Ranker {
         double scale = 1, adjust = 0; // the rescaling of the hits below the window: score * scale - adjust
         double[] second = null;
         if (reranked > 0) {
-            int[] windowLids = new int[reranked];
-            double[] windowFirst = new double[reranked];
+            int[] windowLids = scratch.windowLids(reranked);
+            double[] windowFirst = scratch.windowFirst(reranked);
             for (int r = 0; r < reranked; r++) {
                 windowLids[r] = hitLids[best[r]];
                 windowFirst[r] = scores[best[r]];
             }
-            second = new double[reranked];
+            second = scratch.second(reranked);
             double[] secondScores = second;
             int secondThreads = Math.min(threads, reranked);
             if (secondThreads == 1) program.secondPhase(windowLids, windowFirst, reranked, second);

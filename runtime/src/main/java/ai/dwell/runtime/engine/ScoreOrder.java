@@ -132,12 +132,13 @@ public final class ScoreOrder {
      */
     private static int[] bestByThreshold(double[] scores, int from, int to, int k) {
         int count = to - from;
-        long[] sample = new long[SAMPLE];
+        RankScratch scratch = RankScratch.current(); // this thread's: a partition of a query runs it on a worker
+        long[] sample = scratch.sample(SAMPLE);
         for (int i = 0; i < SAMPLE; i++) sample[i] = orderedBits(scores[from + (int) ((long) i * count / SAMPLE)]);
-        java.util.Arrays.sort(sample); // ascending
+        java.util.Arrays.sort(sample, 0, SAMPLE); // ascending
         int above = (int) Math.min(SAMPLE - 1, (long) k * SAMPLE / count * 5 / 4 + 8); // sampled scores at or above the threshold
         long threshold = sample[SAMPLE - 1 - above];
-        int[] candidates = new int[Math.min(count, 2 * k + 64)];
+        int[] candidates = scratch.candidates(Math.min(count, 2 * k + 64));
         int found = 0;
         for (int i = from; i < to; i++) {
             if (orderedBits(scores[i]) < threshold) continue;
@@ -145,10 +146,11 @@ public final class ScoreOrder {
             candidates[found++] = i;
         }
         if (found < k) { // the estimate was too high: all are candidates
-            candidates = new int[count];
+            candidates = scratch.candidates(count);
             for (int i = 0; i < count; i++) candidates[i] = from + i;
             found = count;
         }
+        scratch.keepCandidates(candidates);
         select(candidates, scores, 0, found - 1, k - 1);
         return java.util.Arrays.copyOf(candidates, k);
     }
