@@ -59,12 +59,14 @@ class BundleClassLoaderTest {
     void luceneSpiOfTheBundlesLuceneFindsTheBundlesFactoriesAndNoPlatformClass(@TempDir Path tmp) throws Exception {
         Path bundle = jar(tmp.resolve("analysis.jar"),
                           Map.of("Bundle-SymbolicName", "analysis",
-                                 "Bundle-ClassPath", ".,dependencies/lucene-core.jar,dependencies/lucene-analysis-common.jar",
+                                 "Bundle-ClassPath", ".,dependencies/lucene-core.jar,dependencies/lucene-analysis-common.jar," +
+                                                     "dependencies/lucene-analysis-phonetic.jar",
                                  "Import-Package", "java.util"),
                           entries("dwelltest/filters/SuffixFactory.class", TestBundles.compiledFactory(tmp.resolve("javac")),
                                   "META-INF/services/org.apache.lucene.analysis.TokenFilterFactory", TestBundles.FACTORY + "\n",
                                   "dependencies/lucene-core.jar", TestBundles.luceneCore(),
-                                  "dependencies/lucene-analysis-common.jar", TestBundles.luceneAnalysisCommon()));
+                                  "dependencies/lucene-analysis-common.jar", TestBundles.luceneAnalysisCommon(),
+                                  "dependencies/lucene-analysis-phonetic.jar", TestBundles.luceneAnalysisPhonetic()));
         try (BundleClassLoader loader = BundleClassLoader.of(List.of(bundle), PLATFORM, tmp.resolve("work"))) {
             Class<?> factories = loader.loadClass(TokenFilterFactory.class.getName());
             assertSame(loader, factories.getClassLoader());
@@ -74,6 +76,9 @@ class BundleClassLoaderTest {
             Class<?> lowercase = (Class<?>) factories.getMethod("lookupClass", String.class).invoke(null, "lowercase");
             assertSame(loader, lowercase.getClassLoader(), "lucene-analysis-common's factories from the bundle's own copy");
             assertTrue(factories.isAssignableFrom(lowercase));
+            Class<?> phonetic = (Class<?>) factories.getMethod("lookupClass", String.class).invoke(null, "phonetic");
+            assertSame(loader, phonetic.getClassLoader(), "an embedded module's factory, of the bundle's Lucene");
+            assertTrue(factories.isAssignableFrom(phonetic));
             // the runtime's own Lucene knows nothing of the bundle's factory
             assertThrows(IllegalArgumentException.class, () -> TokenFilterFactory.lookupClass("dwellTestSuffix"));
         }

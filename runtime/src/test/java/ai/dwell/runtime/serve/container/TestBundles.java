@@ -2,6 +2,7 @@ package ai.dwell.runtime.serve.container;
 
 import org.apache.lucene.analysis.TokenFilterFactory;
 import org.apache.lucene.analysis.core.LowerCaseFilterFactory;
+import org.apache.lucene.analysis.phonetic.PhoneticFilterFactory;
 
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
@@ -36,6 +37,7 @@ final class TestBundles {
 
     static Path luceneCore() { return jarOf(TokenFilterFactory.class); }
     static Path luceneAnalysisCommon() { return jarOf(LowerCaseFilterFactory.class); }
+    static Path luceneAnalysisPhonetic() { return jarOf(PhoneticFilterFactory.class); }
 
     private static Path jarOf(Class<?> type) {
         try {
