@@ -36,6 +36,7 @@ public final class BundleClassLoader extends URLClassLoader {
 
     private static final Logger log = Logger.getLogger(BundleClassLoader.class.getName());
     private static final String SERVICES = "META-INF/services/";
+    private static final String PREFIX = "bundles-";
 
     static { registerAsParallelCapable(); }
 
@@ -52,7 +53,8 @@ public final class BundleClassLoader extends URLClassLoader {
     public static BundleClassLoader of(List<Path> bundles, ClassLoader parent, Path workDir) {
         try {
             Files.createDirectories(workDir);
-            Path unpacked = Files.createTempDirectory(workDir, "bundles-");
+            removeStale(workDir);
+            Path unpacked = Files.createTempDirectory(workDir, PREFIX + ProcessHandle.current().pid() + "-");
             List<URL> urls = new ArrayList<>();
             Set<String> ownPackages = new HashSet<>();
             int index = 0;
@@ -72,6 +74,25 @@ public final class BundleClassLoader extends URLClassLoader {
         }
         catch (IOException e) {
             throw new UncheckedIOException("Could not prepare the class path of the application's bundles " + bundles, e);
+        }
+    }
+
+    /** Deletes the directories that processes no longer running left (a runtime killed with its container open). */
+    static void removeStale(Path workDir) throws IOException {
+        try (Stream<Path> directories = Files.list(workDir)) {
+            for (Path directory : directories.toList()) {
+                String[] parts = directory.getFileName().toString().split("-");
+                if (parts.length < 3 || ! (parts[0] + "-").equals(PREFIX) || ! parts[1].matches("[0-9]+")) continue;
+                if (ProcessHandle.of(Long.parseLong(parts[1])).isPresent()) continue;
+                delete(directory);
+            }
+        }
+    }
+
+    private static void delete(Path directory) throws IOException {
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList())
+                Files.deleteIfExists(path);
         }
     }
 
@@ -166,14 +187,11 @@ public final class BundleClassLoader extends URLClassLoader {
         return slash > 0 && ownPackages.contains(name.substring(0, slash).replace('/', '.'));
     }
 
-    /** Closes the jars and deletes the unpacked ones. */
+    /** Closes the jars and deletes the unpacked ones (those of a process that died are deleted by the next loader made). */
     @Override
     public void close() throws IOException {
         super.close();
-        try (Stream<Path> paths = Files.walk(unpacked)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList())
-                Files.deleteIfExists(path);
-        }
+        delete(unpacked);
     }
 
     @Override

@@ -113,4 +113,18 @@ class BundleClassLoaderTest {
         try (var unpacked = Files.list(work)) { assertFalse(unpacked.findAny().isPresent()); }
     }
 
+    @Test
+    void theUnpackedJarsOfAProcessNoLongerRunningAreDeletedThoseOfALiveOneKept(@TempDir Path tmp) throws IOException {
+        Path work = tmp.resolve("work");
+        long dead = new ProcessBuilder("true").start().onExit().join().pid();
+        Path stale = Files.createDirectories(work.resolve("bundles-" + dead + "-123/0/dependencies"));
+        Files.writeString(stale.resolve("x.jar"), "x");
+        Path live = Files.createDirectories(work.resolve("bundles-" + ProcessHandle.current().pid() + "-456"));
+        Path other = Files.createDirectories(work.resolve("something-else"));
+        BundleClassLoader.removeStale(work);
+        assertFalse(Files.exists(work.resolve("bundles-" + dead + "-123")));
+        assertTrue(Files.exists(live));
+        assertTrue(Files.exists(other));
+    }
+
 }
