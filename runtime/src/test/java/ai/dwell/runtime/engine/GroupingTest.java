@@ -8,6 +8,7 @@ import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentTypeManager;
+import com.yahoo.document.datatypes.FloatFieldValue;
 import com.yahoo.document.datatypes.IntegerFieldValue;
 import com.yahoo.document.datatypes.LongFieldValue;
 import com.yahoo.document.datatypes.StringFieldValue;
@@ -15,7 +16,18 @@ import com.yahoo.prelude.query.WordItem;
 import com.yahoo.search.Query;
 import com.yahoo.search.grouping.request.GroupingOperation;
 import com.yahoo.search.grouping.vespa.GroupingExecutor;
+import com.yahoo.searchlib.aggregation.AggregationResult;
+import com.yahoo.searchlib.aggregation.AverageAggregationResult;
 import com.yahoo.searchlib.aggregation.CountAggregationResult;
+import com.yahoo.searchlib.aggregation.MaxAggregationResult;
+import com.yahoo.searchlib.aggregation.MinAggregationResult;
+import com.yahoo.searchlib.aggregation.StandardDeviationAggregationResult;
+import com.yahoo.searchlib.aggregation.SumAggregationResult;
+import com.yahoo.searchlib.aggregation.XorAggregationResult;
+import com.yahoo.searchlib.expression.FloatBucketResultNode;
+import com.yahoo.searchlib.expression.FloatResultNode;
+import com.yahoo.searchlib.expression.IntegerBucketResultNode;
+import com.yahoo.searchlib.expression.IntegerResultNode;
 import com.yahoo.searchlib.aggregation.Group;
 import com.yahoo.searchlib.aggregation.Grouping;
 import com.yahoo.searchlib.aggregation.HitsAggregationResult;
@@ -62,11 +74,18 @@ public class GroupingTest {
             doc.setFieldValue("author_id", new StringFieldValue(c.author()));
             doc.setFieldValue("parent_id", new StringFieldValue("thread"));
             doc.setFieldValue("text", new StringFieldValue("comment " + c.id()));
-            doc.setFieldValue("created_at", new LongFieldValue(1000 + i));
+            doc.setFieldValue("created_at", new LongFieldValue(created(i)));
             doc.setFieldValue("upvotes", new IntegerFieldValue(c.upvotes()));
+            doc.setFieldValue("uppercase_ratio", new FloatFieldValue(ratio(c)));
             nodes[i++ % 3].put(indexing.process(doc));
         }
     }
+
+    /** Seconds since 1970 of comment i: from 2006-09-06 09:00 UTC on, 13 hours and 7 minutes apart. */
+    static long created(int i) { return 1157533200L + i * (13 * 3600L + 7 * 60); }
+
+    /** A float per comment, exact in a float: upvotes / 8 + 1/16. */
+    static float ratio(Comment c) { return c.upvotes() / 8f + 1 / 16f; }
 
     @AfterAll
     static void tearDown() { for (ContentNode node : nodes) node.close(); }
@@ -110,10 +129,144 @@ public class GroupingTest {
 
     @Test
     void unsupportedAggregatorIsAnErrorNamingIt() {
-        SearchProtocol.SearchReply reply = nodes[0].search(request("all(group(article_id) each(output(sum(upvotes))))"));
+        SearchProtocol.SearchReply reply = nodes[0].search(request("all(group(article_id) output(count()) each(output(sum(upvotes))))"));
         assertEquals(1, reply.getErrorsCount());
-        assertTrue(reply.getErrors(0).getMessage().contains("SumAggregationResult"), reply.getErrors(0).getMessage());
+        assertTrue(reply.getErrors(0).getMessage().contains("ExpressionCountAggregationResult"), reply.getErrors(0).getMessage());
         assertTrue(reply.getGroupingBlob().isEmpty());
+        reply = nodes[0].search(request("all(group(normalizesubject(author_id)) each(output(count())))"));
+        assertEquals(1, reply.getErrorsCount());
+        assertTrue(reply.getErrors(0).getMessage().contains("NormalizeSubjectFunctionNode"), reply.getErrors(0).getMessage());
+        reply = nodes[0].search(request("all(group(article_id) each(output(sum(author_id))))"));
+        assertEquals(0, reply.getErrorsCount(), "a sum of strings is proton's sum of their leading numbers, 0 here");
+    }
+
+
+    @Test
+    void sumAverageMinMaxXorAndStandardDeviationPerArticle() {
+        Group root = group("all(group(article_id) each(output(count(), sum(upvotes), avg(upvotes), min(upvotes), max(upvotes), " +
+                           "xor(upvotes), stddev(upvotes))))");
+        Map<String, List<Integer>> votes = comments.stream().collect(Collectors.groupingBy(Comment::article, TreeMap::new,
+                Collectors.mapping(Comment::upvotes, Collectors.toList())));
+        assertEquals(List.copyOf(votes.keySet()), root.getChildren().stream().map(g -> g.getId().getString()).toList());
+        for (Group article : root.getChildren()) {
+            List<Integer> v = votes.get(article.getId().getString());
+            long sum = v.stream().mapToLong(x -> x).sum();
+            double mean = (double) sum / v.size();
+            double deviation = Math.sqrt(v.stream().mapToDouble(x -> (x - mean) * (x - mean)).sum() / v.size());
+            long xor = v.stream().mapToLong(x -> x).reduce(0, (a, b) -> a ^ b);
+            SumAggregationResult sumResult = result(article, SumAggregationResult.class);
+            assertEquals(IntegerResultNode.class, sumResult.getSum().getClass()); // an integer sum is a long, as proton's
+            assertEquals(sum, sumResult.getSum().getInteger());
+            AverageAggregationResult average = result(article, AverageAggregationResult.class);
+            assertEquals(v.size(), average.getCount());
+            assertEquals(mean, average.getAverage().getFloat(), 1e-12);
+            assertEquals(v.stream().mapToLong(x -> x).min().orElseThrow(), result(article, MinAggregationResult.class).getMin().getInteger());
+            assertEquals(v.stream().mapToLong(x -> x).max().orElseThrow(), result(article, MaxAggregationResult.class).getMax().getInteger());
+            assertEquals(xor, result(article, XorAggregationResult.class).getXor());
+            assertEquals(deviation, result(article, StandardDeviationAggregationResult.class).getStandardDeviation(), 1e-9);
+        }
+        // a: 1 9 4 5 6 -> sum 25, xor 1^9 = 8, ^4 = 12, ^5 = 9, ^6 = 15 (hand-computed)
+        Group a = root.getChildren().get(0);
+        assertEquals(25, result(a, SumAggregationResult.class).getSum().getInteger());
+        assertEquals(15, result(a, XorAggregationResult.class).getXor());
+    }
+
+    @Test
+    void aggregatesOfArithmeticAndFloatExpressions() {
+        Group root = group("all(group(author_id) each(output(sum(mul(upvotes, sub(1, uppercase_ratio))), " +
+                           "max(uppercase_ratio), sum(div(upvotes, 2)), sum(mod(upvotes, 3)), min(neg(upvotes)))))");
+        for (Group author : root.getChildren()) {
+            List<Comment> own = comments.stream().filter(c -> c.author().equals(author.getId().getString())).toList();
+            List<SumAggregationResult> sums = results(author, SumAggregationResult.class);
+            assertEquals(FloatResultNode.class, sums.get(0).getSum().getClass());
+            assertEquals(own.stream().mapToDouble(c -> c.upvotes() * (1 - (double) ratio(c))).sum(), sums.get(0).getSum().getFloat(), 1e-9);
+            assertEquals(own.stream().mapToDouble(c -> ratio(c)).max().orElseThrow(), result(author, MaxAggregationResult.class).getMax().getFloat(), 0);
+            assertEquals(own.stream().mapToLong(c -> c.upvotes() / 2).sum(), sums.get(1).getSum().getInteger()); // integer division
+            assertEquals(own.stream().mapToLong(c -> c.upvotes() % 3).sum(), sums.get(2).getSum().getInteger());
+            assertEquals(-own.stream().mapToLong(Comment::upvotes).max().orElseThrow(), result(author, MinAggregationResult.class).getMin().getInteger());
+        }
+    }
+
+    @Test
+    void orderByAnAggregateWithMax() {
+        // sums per author: ann 1+3+4+7 = 15, bob 9+2+6 = 17, cy 0, dan 5. The merged result holds max + 1 groups
+        // (the precision the container asks for, so it knows there are more), in id order; the container shows max
+        Group top = group("all(group(author_id) max(2) order(-sum(upvotes)) each(output(sum(upvotes))))");
+        assertEquals(List.of("ann", "bob", "dan"), ids(top));
+        assertEquals(17, result(top.getChildren().get(1), SumAggregationResult.class).getSum().getInteger());
+        Group bottom = group("all(group(author_id) max(2) order(sum(upvotes)) each(output(count())))");
+        assertEquals(List.of("ann", "cy", "dan"), ids(bottom));
+        // max(upvotes) * count(): ann 7 * 4 = 28, bob 9 * 3 = 27, dan 5, cy 0
+        assertEquals(List.of("ann", "bob"), ids(group("all(group(author_id) max(1) order(-max(upvotes) * count()) each(output(count())))")));
+        // averages: bob 17 / 3, dan 5, ann 15 / 4, cy 0
+        assertEquals(List.of("bob", "dan"), ids(group("all(group(author_id) max(1) order(-avg(upvotes)) each(output(avg(upvotes))))")));
+    }
+
+    @Test
+    void nestedGroupsWithAggregatesOnEachLevel() {
+        Group root = group("all(group(article_id) each(output(sum(upvotes)) all(group(author_id) each(output(max(upvotes), count())))))");
+        for (Group article : root.getChildren()) {
+            String id = article.getId().getString();
+            List<Comment> own = comments.stream().filter(c -> c.article().equals(id)).toList();
+            assertEquals(own.stream().mapToLong(Comment::upvotes).sum(), result(article, SumAggregationResult.class).getSum().getInteger());
+            Map<String, Integer> maxima = own.stream().collect(Collectors.toMap(Comment::author, Comment::upvotes, Math::max, TreeMap::new));
+            Map<String, Integer> found = new TreeMap<>();
+            for (Group author : article.getChildren())
+                found.put(author.getId().getString(), (int) result(author, MaxAggregationResult.class).getMax().getInteger());
+            assertEquals(maxima, found);
+        }
+    }
+
+    @Test
+    void timeParts() {
+        Map<String, Long> dates = new TreeMap<>(), hours = new TreeMap<>(), weekdays = new TreeMap<>();
+        for (int i = 0; i < comments.size(); i++) {
+            java.time.ZonedDateTime t = java.time.Instant.ofEpochSecond(created(i)).atZone(java.time.ZoneOffset.UTC);
+            dates.merge(t.getYear() + "-" + t.getMonthValue() + "-" + t.getDayOfMonth(), 1L, Long::sum);
+            hours.merge(String.valueOf(t.getHour()), 1L, Long::sum);
+            weekdays.merge(String.valueOf(t.getDayOfWeek().getValue() % 7), 1L, Long::sum); // 0 is Sunday
+        }
+        assertEquals(dates, new TreeMap<>(childCounts(group("all(group(time.date(created_at)) each(output(count())))"))));
+        assertEquals(hours, new TreeMap<>(childCounts(group("all(group(time.hourofday(created_at)) each(output(count())))"))));
+        assertEquals(weekdays, new TreeMap<>(childCounts(group("all(group(time.dayofweek(created_at)) each(output(count())))"))));
+        // 2006-09-06 09:00 UTC is the first: group ids of time.year and time.monthofyear
+        Group years = group("all(group(time.year(created_at)) each(output(count()) all(group(time.monthofyear(created_at)) each(output(count())))))");
+        assertEquals(2006, years.getChildren().get(0).getId().getInteger());
+        assertEquals(9, years.getChildren().get(0).getChildren().get(0).getId().getInteger());
+    }
+
+    @Test
+    void fixedWidthAndPredefinedBuckets() {
+        Group fixed = group("all(group(fixedwidth(upvotes, 3)) each(output(count(), sum(upvotes))))");
+        Map<Long, Long> expected = comments.stream().collect(Collectors.groupingBy(c -> c.upvotes() / 3 * 3L, TreeMap::new, Collectors.counting()));
+        Map<Long, Long> found = new TreeMap<>();
+        for (Group bucket : fixed.getChildren()) {
+            IntegerBucketResultNode id = (IntegerBucketResultNode) bucket.getId();
+            assertEquals(id.getFrom() + 3, id.getTo());
+            found.put(id.getFrom(), result(bucket, CountAggregationResult.class).getCount());
+        }
+        assertEquals(expected, found);
+        Group predefined = group("all(group(predefined(upvotes, bucket(0, 3), bucket(3, 6), bucket(6, inf))) each(output(count())))");
+        // 0 1 2 | 3 4 5 | 6 7 9
+        assertEquals(List.of(3L, 3L, 3L), predefined.getChildren().stream().map(g -> result(g, CountAggregationResult.class).getCount()).toList());
+        assertEquals(3, ((IntegerBucketResultNode) predefined.getChildren().get(1).getId()).getFrom());
+        Group strings = group("all(group(predefined(author_id, bucket(-inf, \"bob\"), bucket[\"bob\"], bucket<\"bob\", inf>)) each(output(count())))");
+        assertEquals(List.of(4L, 3L, 2L), strings.getChildren().stream().map(g -> result(g, CountAggregationResult.class).getCount()).toList());
+        Group floats = group("all(group(fixedwidth(uppercase_ratio, 0.5)) each(output(count())))");
+        Map<Double, Long> floatBuckets = comments.stream().collect(Collectors.groupingBy(c -> Math.floor(ratio(c) / 0.5) * 0.5, TreeMap::new, Collectors.counting()));
+        assertEquals(floatBuckets.keySet().stream().toList(), floats.getChildren().stream().map(g -> ((FloatBucketResultNode) g.getId()).getFrom()).toList());
+    }
+
+    private static List<String> ids(Group group) {
+        return group.getChildren().stream().map(g -> g.getId().getString()).toList();
+    }
+
+    private static <T extends AggregationResult> T result(Group group, Class<T> type) {
+        return results(group, type).get(0);
+    }
+
+    private static <T extends AggregationResult> List<T> results(Group group, Class<T> type) {
+        return group.getAggregationResults().stream().filter(type::isInstance).map(type::cast).toList();
     }
 
     private static Map<String, Long> counts(Function<Comment, String> key) {
