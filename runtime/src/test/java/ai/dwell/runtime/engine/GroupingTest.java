@@ -283,31 +283,54 @@ public class GroupingTest {
         return result;
     }
 
-    /** The root group of the merged result of all nodes, merged as the container merges them. */
+    /**
+     * The root group of the result, as the container's GroupingExecutor gets it: in as many passes as it makes (one
+     * per level unless the request needs a single pass), each pass sending the state so far to every node, merging
+     * the nodes' results (Grouping.merge, postMerge) and merging those into the state.
+     */
     private static Group group(String operation) {
-        Grouping merged = null;
-        for (ContentNode node : nodes) {
-            SearchProtocol.SearchReply reply = node.search(request(operation));
-            assertEquals(0, reply.getErrorsCount(), reply.getErrorsList().toString());
-            List<Grouping> groupings = GroupingBlob.read(reply.getGroupingBlob().toByteArray());
-            assertEquals(1, groupings.size());
-            if (merged == null) merged = groupings.get(0);
-            else merged.merge(groupings.get(0));
+        Grouping state = requests(operation).get(0);
+        int passes = state.useSinglePass() ? 1 : state.getLevels().size() + 1;
+        for (int pass = 0; pass < passes; pass++) {
+            if (state.useSinglePass()) state.setFirstLevel(0).setLastLevel(state.getLevels().size());
+            else state.setFirstLevel(pass).setLastLevel(pass);
+            Grouping merged = null;
+            for (ContentNode node : nodes) {
+                SearchProtocol.SearchReply reply = node.search(request(List.of(state)));
+                assertEquals(0, reply.getErrorsCount(), reply.getErrorsList().toString());
+                List<Grouping> groupings = GroupingBlob.read(reply.getGroupingBlob().toByteArray());
+                assertEquals(1, groupings.size());
+                if (merged == null) merged = groupings.get(0);
+                else merged.merge(groupings.get(0));
+            }
+            merged.postMerge();
+            state.merge(merged);
         }
-        merged.postMerge();
-        return merged.getRoot();
+        state.postMerge();
+        return state.getRoot();
     }
 
     private static SearchProtocol.SearchRequest request(String operation) {
+        return request(groupings(operation));
+    }
+
+    private static SearchProtocol.SearchRequest request(List<Grouping> groupings) {
         Query query = new Query("?ranking=freshness");
         query.getModel().getQueryTree().setRoot(new WordItem("thread", "parent_id"));
-        GroupingExecutor.setGroupingList(query, groupings(operation));
+        GroupingExecutor.setGroupingList(query, groupings);
         return DwellPackage.request(query, 0);
+    }
+
+    /** The grouping requests the container's GroupingExecutor builds for an operation, in one pass. */
+    static List<Grouping> groupings(String operation) {
+        List<Grouping> list = requests(operation);
+        for (Grouping grouping : list) grouping.setFirstLevel(0).setLastLevel(grouping.getLevels().size()); // one pass
+        return list;
     }
 
     /** The grouping requests the container's GroupingExecutor builds for an operation (by its package-private RequestBuilder). */
     @SuppressWarnings("unchecked")
-    static List<Grouping> groupings(String operation) {
+    static List<Grouping> requests(String operation) {
         try {
             Class<?> type = Class.forName("com.yahoo.search.grouping.vespa.RequestBuilder");
             var constructor = type.getDeclaredConstructor(int.class);
@@ -319,9 +342,7 @@ public class GroupingTest {
             for (var method : List.of(setRoot, build, requests)) method.setAccessible(true);
             setRoot.invoke(builder, GroupingOperation.fromString(operation));
             build.invoke(builder);
-            List<Grouping> list = (List<Grouping>) requests.invoke(builder);
-            for (Grouping grouping : list) grouping.setFirstLevel(0).setLastLevel(grouping.getLevels().size()); // one pass
-            return list;
+            return (List<Grouping>) requests.invoke(builder);
         }
         catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);

@@ -12,6 +12,7 @@ import com.yahoo.searchlib.aggregation.SumAggregationResult;
 import com.yahoo.searchlib.aggregation.XorAggregationResult;
 import com.yahoo.searchlib.expression.FloatResultNode;
 import com.yahoo.searchlib.expression.IntegerResultNode;
+import com.yahoo.searchlib.expression.SingleResultNode;
 import com.yahoo.searchlib.expression.StringResultNode;
 
 /**
@@ -116,16 +117,28 @@ abstract class Accumulator {
             return Integer.compare(a.length() - i, b.length() - j);
         }
         @Override void write() {
-            var node = switch (value.type()) {
+            SingleResultNode node = switch (value.type()) {
                 case INTEGER -> new IntegerResultNode(integer);
                 case FLOAT -> new FloatResultNode(floating);
-                // A group has a document; only a group of no documents (the root, when nothing matched) has no
-                // string, where proton has its setMax/setMin string: here the empty string
-                case STRING -> new StringResultNode(string == null ? "" : string);
+                case STRING -> string == null ? start(GroupValue.Type.STRING, min != null) : new StringResultNode(string);
             };
             if (min != null) min.setMin(node);
             else max.setMax(node);
         }
+
+        /** The value a min (max) starts from, as proton's setMax (setMin) of the type: for strings "\xff" (""). */
+        static SingleResultNode start(GroupValue.Type type, boolean forMin) {
+            return switch (type) {
+                case INTEGER -> new IntegerResultNode(forMin ? Long.MAX_VALUE : Long.MIN_VALUE);
+                case FLOAT -> new FloatResultNode(forMin ? Double.MAX_VALUE : -Double.MAX_VALUE);
+                case STRING -> forMin ? GreatestString.create() : new StringResultNode("");
+            };
+        }
+    }
+
+    /** The string of the one byte 0xff, proton's greatest string (not valid UTF-8, so only searchlib can make it). */
+    private static final class GreatestString extends StringResultNode {
+        static StringResultNode create() { return ofUncheckedUtf8Array(new byte[] { (byte) 0xff }); }
     }
 
     static final class Average extends Accumulator {

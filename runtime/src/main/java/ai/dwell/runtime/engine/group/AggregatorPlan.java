@@ -15,6 +15,8 @@ import com.yahoo.searchlib.aggregation.XorAggregationResult;
 import com.yahoo.searchlib.expression.AggregationRefNode;
 import com.yahoo.searchlib.expression.ConstantNode;
 import com.yahoo.searchlib.expression.ExpressionNode;
+import com.yahoo.searchlib.expression.FloatResultNode;
+import com.yahoo.searchlib.expression.IntegerResultNode;
 import com.yahoo.searchlib.expression.MultiArgFunctionNode;
 
 import java.util.List;
@@ -59,6 +61,27 @@ final class AggregatorPlan {
             accumulators[i] = accumulator(result, values[i]);
         }
         return accumulators;
+    }
+
+    /**
+     * Gives the results of a group that collected nothing here (a group created in a pass that does not collect its
+     * level yet, or a frozen one) the starting values proton's aggregators prepare, where the request left them
+     * empty: a sum of 0, a min at its type's greatest value, a max at its least, in the expression's type. The
+     * container merges later passes into these.
+     */
+    void prepare(Group group) {
+        List<AggregationResult> results = group.getAggregationResults();
+        for (int i = 0; i < results.size(); i++) {
+            AggregationResult result = results.get(i);
+            if (result instanceof SumAggregationResult sum && sum.getSum() == null)
+                sum.setSum(values[i].type() == GroupValue.Type.INTEGER ? new IntegerResultNode(0) : new FloatResultNode(0));
+            else if (result instanceof MinAggregationResult min && min.getMin() == null)
+                min.setMin(Accumulator.Extreme.start(values[i].type(), true));
+            else if (result instanceof MaxAggregationResult max && max.getMax() == null)
+                max.setMax(Accumulator.Extreme.start(values[i].type(), false));
+            else if (result instanceof AverageAggregationResult average && average.getSum() == null)
+                average.setSum(new FloatResultNode(0));
+        }
     }
 
     private Accumulator accumulator(AggregationResult result, GroupValue value) {

@@ -91,6 +91,7 @@ public final class GroupingRunner {
             if (state.accumulators == null) continue;
             for (Accumulator accumulator : state.accumulators) accumulator.write();
         }
+        for (int i = 0; i < groupings.size(); i++) prepare(groupings.get(i).getRoot(), plans.get(i), 0);
         for (Grouping grouping : groupings) {
             List<GroupingLevel> levels = grouping.getLevels();
             long[] maxGroups = new long[levels.size()];
@@ -128,6 +129,11 @@ public final class GroupingRunner {
             child.setRank(rank);
         }
         if (level < grouping.getLastLevel()) aggregate(grouping, plan, child, level + 1, lid, rank);
+    }
+
+    private static void prepare(Group group, Plan plan, int level) {
+        plan.aggregators()[level].prepare(group);
+        for (Group child : group.getChildren()) prepare(child, plan, level + 1);
     }
 
     /** Groups from an earlier pass (frozen levels) are found again by their id. */
