@@ -204,7 +204,8 @@ public class GroupingTest {
 
     @Test
     void nestedGroupsWithAggregatesOnEachLevel() {
-        Group root = group("all(group(article_id) each(output(sum(upvotes)) all(group(author_id) each(output(max(upvotes), count())))))");
+        Group root = group("all(group(article_id) each(output(sum(upvotes)) all(group(author_id) max(2) precision(10) order(-sum(upvotes)) " +
+                           "each(max(1) output(max(upvotes), count(), sum(upvotes)) each(output(summary()))))))");
         for (Group article : root.getChildren()) {
             String id = article.getId().getString();
             List<Comment> own = comments.stream().filter(c -> c.article().equals(id)).toList();
@@ -215,6 +216,14 @@ public class GroupingTest {
                 found.put(author.getId().getString(), (int) result(author, MaxAggregationResult.class).getMax().getInteger());
             assertEquals(maxima, found);
         }
+    }
+
+    @Test
+    void maxOfAllBeforeGroupingIsTopHitsPerNode() {
+        // all(max(2) ...) is the request's topN, which proton applies per node: each of the three nodes (three
+        // comments each) groups its two best hits, so the merged counts sum to 6, not 9
+        Group root = group("all(max(2) all(group(article_id) each(output(count()))))");
+        assertEquals(6L, childCounts(root).values().stream().mapToLong(Long::longValue).sum());
     }
 
     @Test
