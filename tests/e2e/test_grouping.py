@@ -1,6 +1,6 @@
 """Grouping aggregators (tests/apps/grouping, issue 18): purchases on a content cluster of three nodes, grouped by
 customer, item, time parts and price buckets, with sum, avg, min, max, xor, stddev and count of attributes and of
-expressions over them, ordered by aggregates with max(N), nested; every answer against numpy over what was fed. The
+expressions over them, ordered by aggregates with max(N), nested, filtered; every answer against numpy over what was fed. The
 container merges the three nodes' partial results, so a sum that was not a sum of partial sums, an average merged
 as an average of averages, or a node pruning groups it should keep would show here."""
 from __future__ import annotations
@@ -194,9 +194,27 @@ def test_price_buckets(runtime: Runtime) -> None:
         {r: sum(1 for p in FED if p["price"] % 3 == r) for r in range(3) if any(p["price"] % 3 == r for p in FED)}
 
 
+def test_level_filters(runtime: Runtime) -> None:
+    root = grouping('all(group(customer) each(output(count()) all(group(item) filter(regex("b.*|g.*", item) and not range(0, 5000, price)) '
+                    'each(output(count(), sum(price))))))')
+    for customer in groups(root):
+        own = by("customer")[customer["value"]]
+        assert customer["fields"]["count()"] == len(own)  # the filter is on the level below
+        kept: dict[str, list[int]] = {}
+        for p in own:
+            if p["item"][0] in "bg" and not 0 <= p["price"] < 5000:  # a full match; range's upper bound exclusive
+                kept.setdefault(p["item"], []).append(p["price"])
+        assert {g["value"]: (g["fields"]["count()"], g["fields"]["sum(price)"]) for g in groups(customer)} == \
+            {i: (len(v), sum(v)) for i, v in kept.items()}
+    both = groups(grouping("all(group(1) filter(regex(\"Cy\", customer) and regex(\"bolt|nut\", item)) each(output(count())))"))
+    assert [g["fields"]["count()"] for g in both] == [sum(1 for p in FED if p["customer"] == "Cy" and p["item"] in ("bolt", "nut"))]
+    partial = groups(grouping('all(group(customer) filter(regex("C", customer)) each(output(count())))'))
+    assert partial == []  # "C" is no full match of "Cy"
+
+
 def test_unsupported_grouping_fails_naming_it(runtime: Runtime) -> None:
     for operation, name in [("all(group(customer) each(output(xor(md5(cat(customer, price), 64)))))", "MD5BitFunctionNode"),
-                            ("all(group(customer) filter(range(0, 1000, price)) each(output(count())))", "RangePredicateNode"),
+                            ("all(group(normalizesubject(customer)) each(output(count())))", "NormalizeSubjectFunctionNode"),
                             ("all(group(customer) output(count()) each(output(sum(price))))", "ExpressionCountAggregationResult")]:
         result = search(yql=f"select * from purchase where true limit 0 | {operation}", timeout="10s")
         messages = " ".join(e.get("message", "") for e in result["root"].get("errors", []))

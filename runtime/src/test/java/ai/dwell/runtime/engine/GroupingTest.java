@@ -227,6 +227,23 @@ public class GroupingTest {
     }
 
     @Test
+    void levelFilters() {
+        // not ann, and upvotes in [3, 9): bob 6, dan 5 (cy 0 and bob 9, 2 out of range); the articles still count all
+        Group root = group("all(group(article_id) each(output(count()) all(group(author_id) " +
+                           "filter(not regex(\"ann\", author_id) and range(3, 9, upvotes)) each(output(sum(upvotes))))))");
+        Map<String, Long> sums = new TreeMap<>();
+        for (Group article : root.getChildren())
+            for (Group author : article.getChildren())
+                sums.merge(article.getId().getString() + "/" + author.getId().getString(), result(author, SumAggregationResult.class).getSum().getInteger(), Long::sum);
+        assertEquals(Map.of("a/bob", 6L, "a/dan", 5L), sums);
+        assertEquals(counts(Comment::article), childCounts(root));
+        // a full match: "b.b" matches bob, "b" matches nothing, an or of both
+        assertEquals(Map.of("bob", 3L), childCounts(group("all(group(author_id) filter(regex(\"b.b\", author_id)) each(output(count())))")));
+        assertEquals(Map.of(), childCounts(group("all(group(author_id) filter(regex(\"b\", author_id)) each(output(count())))")));
+        assertEquals(Map.of("bob", 3L, "cy", 1L), childCounts(group("all(group(author_id) filter(regex(\"b\", author_id) or regex(\"b.b|c.\", author_id)) each(output(count())))")));
+    }
+
+    @Test
     void timeParts() {
         Map<String, Long> dates = new TreeMap<>(), hours = new TreeMap<>(), weekdays = new TreeMap<>();
         for (int i = 0; i < comments.size(); i++) {

@@ -1,7 +1,6 @@
 package ai.dwell.runtime.engine.group;
 
 import ai.dwell.runtime.index.DocumentIndex;
-import ai.dwell.runtime.rank.UnsupportedFeatureException;
 import com.yahoo.searchlib.aggregation.Group;
 import com.yahoo.searchlib.aggregation.Grouping;
 import com.yahoo.searchlib.aggregation.GroupingLevel;
@@ -25,8 +24,9 @@ import java.util.Map;
  * A level groups by an expression over single-value attributes (GroupValues: arithmetic, math, time, string
  * functions), by its fixedwidth buckets or by predefined buckets (GroupClassifier); a group's outputs are count(),
  * summary(), sum, avg, min, max, xor and stddev of such expressions (AggregatorPlan), each written as the partial
- * result the container merges; groups are ordered by relevance or by expressions over their aggregates. Level
- * filters and anything else fail naming it, before any document is grouped.
+ * result the container merges; groups are ordered by relevance or by expressions over their aggregates; a level's
+ * filter keeps documents out of its groups (GroupFilter). Anything else fails naming it, before any document is
+ * grouped.
  *
  * Groups are created for every value seen and pruned to each level's precision by their order afterwards; this
  * gives the groups and aggregates proton gives whether or not it may stop creating groups early (ordered by
@@ -41,7 +41,7 @@ public final class GroupingRunner {
     }
 
     /** One grouping request compiled: a classifier per level, the aggregators of the root and of each level. */
-    private record Plan(GroupClassifier[] classifiers, AggregatorPlan[] aggregators) {}
+    private record Plan(GroupClassifier[] classifiers, GroupFilter[] filters, AggregatorPlan[] aggregators) {}
 
     private final List<Grouping> groupings;
     private final List<Plan> plans = new ArrayList<>();
@@ -53,16 +53,16 @@ public final class GroupingRunner {
         for (Grouping grouping : groupings) {
             List<GroupingLevel> levels = grouping.getLevels();
             GroupClassifier[] classifiers = new GroupClassifier[levels.size()];
+            GroupFilter[] filters = new GroupFilter[levels.size()];
             AggregatorPlan[] aggregators = new AggregatorPlan[levels.size() + 1];
             aggregators[0] = new AggregatorPlan(grouping.getRoot(), compiler, index, distributionKey);
             for (int level = 0; level < levels.size(); level++) {
                 GroupingLevel spec = levels.get(level);
-                if (spec.getFilter() != null)
-                    throw new UnsupportedFeatureException("Grouping filter " + spec.getFilter().getClass().getSimpleName() + " is not supported by this content engine");
+                if (spec.getFilter() != null) filters[level] = GroupFilter.compile(spec.getFilter(), compiler);
                 classifiers[level] = classifier(spec.getExpression(), compiler);
                 aggregators[level + 1] = new AggregatorPlan(spec.getGroupPrototype(), compiler, index, distributionKey);
             }
-            Plan plan = new Plan(classifiers, aggregators);
+            Plan plan = new Plan(classifiers, filters, aggregators);
             plans.add(plan);
             indexExisting(grouping.getRoot(), plan, 0);
         }
@@ -113,6 +113,8 @@ public final class GroupingRunner {
             for (Accumulator accumulator : state.accumulators) accumulator.add(lid, rank);
         }
         if (level >= grouping.getLevels().size()) return;
+        GroupFilter filter = plan.filters()[level];
+        if (filter != null && ! filter.allow(lid, rank)) return;
         boolean frozen = level < grouping.getFirstLevel();
         GroupClassifier classifier = plan.classifiers()[level];
         Object key = classifier.key(lid, rank);
