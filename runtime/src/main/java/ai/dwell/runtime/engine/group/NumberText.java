@@ -25,20 +25,32 @@ final class NumberText {
         return plain.scale() <= 0 ? plain.setScale(0).toPlainString() : plain.toPlainString();
     }
 
-    /** The integer a string starts with (after blanks, with a sign), 0 if none, as strtoll. */
+    /**
+     * The integer a string starts with, 0 if none, as strtoll with base 0 (proton's StringResultNode::getInteger):
+     * after blanks and a sign, 0x and hex digits, or 0 and octal digits, or decimal digits; saturating.
+     */
     static long leadingInteger(String text) {
         int i = skipBlanks(text, 0);
-        int start = i;
-        if (i < text.length() && (text.charAt(i) == '-' || text.charAt(i) == '+')) i++;
-        int digits = i;
-        while (i < text.length() && Character.isDigit(text.charAt(i)) && text.charAt(i) < 128) i++;
-        if (i == digits) return 0;
-        try {
-            return Long.parseLong(text.substring(start, i));
+        boolean negative = false;
+        if (i < text.length() && (text.charAt(i) == '-' || text.charAt(i) == '+')) negative = text.charAt(i++) == '-';
+        int radix = 10;
+        if ((text.startsWith("0x", i) || text.startsWith("0X", i)) && i + 2 < text.length() && Character.digit(text.charAt(i + 2), 16) >= 0) {
+            radix = 16;
+            i += 2;
         }
-        catch (NumberFormatException e) { // out of range: strtoll saturates
-            return text.charAt(start) == '-' ? Long.MIN_VALUE : Long.MAX_VALUE;
+        else if (i < text.length() && text.charAt(i) == '0') {
+            radix = 8;
         }
+        long value = 0;
+        boolean overflow = false;
+        for (; i < text.length(); i++) {
+            int digit = text.charAt(i) < 128 ? Character.digit(text.charAt(i), radix) : -1;
+            if (digit < 0) break;
+            if (value > (Long.MAX_VALUE - digit) / radix) overflow = true;
+            else value = value * radix + digit;
+        }
+        if (overflow) return negative ? Long.MIN_VALUE : Long.MAX_VALUE;
+        return negative ? -value : value;
     }
 
     /** The decimal number a string starts with, 0 if none, as strtod. */

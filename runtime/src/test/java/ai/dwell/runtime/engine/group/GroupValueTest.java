@@ -42,6 +42,10 @@ public class GroupValueTest {
         for (int i = 0; i < cases.size(); i++) assertEquals(expected.get(i), NumberText.g(cases.get(i)[0]));
         assertEquals(12, NumberText.leadingInteger(" 12abc"));
         assertEquals(0, NumberText.leadingInteger("Smith"));
+        assertEquals(31, NumberText.leadingInteger("0x1fz")); // strtoll base 0: hex, octal
+        assertEquals(8, NumberText.leadingInteger("010"));
+        assertEquals(-7, NumberText.leadingInteger("-7.9"));
+        assertEquals(Long.MAX_VALUE, NumberText.leadingInteger("99999999999999999999"));
         assertEquals(-1.5e3, NumberText.leadingFloat("-1.5e3x"));
         assertEquals(3, GroupValue.roundToLong(2.5));
         assertEquals(-3, GroupValue.roundToLong(-2.5)); // half away from zero, as C's round
