@@ -8,6 +8,7 @@ import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentTypeManager;
+import com.yahoo.document.datatypes.FloatFieldValue;
 import com.yahoo.document.datatypes.IntegerFieldValue;
 import com.yahoo.document.datatypes.LongFieldValue;
 import com.yahoo.document.datatypes.StringFieldValue;
@@ -15,7 +16,18 @@ import com.yahoo.prelude.query.WordItem;
 import com.yahoo.search.Query;
 import com.yahoo.search.grouping.request.GroupingOperation;
 import com.yahoo.search.grouping.vespa.GroupingExecutor;
+import com.yahoo.searchlib.aggregation.AggregationResult;
+import com.yahoo.searchlib.aggregation.AverageAggregationResult;
 import com.yahoo.searchlib.aggregation.CountAggregationResult;
+import com.yahoo.searchlib.aggregation.MaxAggregationResult;
+import com.yahoo.searchlib.aggregation.MinAggregationResult;
+import com.yahoo.searchlib.aggregation.StandardDeviationAggregationResult;
+import com.yahoo.searchlib.aggregation.SumAggregationResult;
+import com.yahoo.searchlib.aggregation.XorAggregationResult;
+import com.yahoo.searchlib.expression.FloatBucketResultNode;
+import com.yahoo.searchlib.expression.FloatResultNode;
+import com.yahoo.searchlib.expression.IntegerBucketResultNode;
+import com.yahoo.searchlib.expression.IntegerResultNode;
 import com.yahoo.searchlib.aggregation.Group;
 import com.yahoo.searchlib.aggregation.Grouping;
 import com.yahoo.searchlib.aggregation.HitsAggregationResult;
@@ -62,11 +74,18 @@ public class GroupingTest {
             doc.setFieldValue("author_id", new StringFieldValue(c.author()));
             doc.setFieldValue("parent_id", new StringFieldValue("thread"));
             doc.setFieldValue("text", new StringFieldValue("comment " + c.id()));
-            doc.setFieldValue("created_at", new LongFieldValue(1000 + i));
+            doc.setFieldValue("created_at", new LongFieldValue(created(i)));
             doc.setFieldValue("upvotes", new IntegerFieldValue(c.upvotes()));
+            doc.setFieldValue("uppercase_ratio", new FloatFieldValue(ratio(c)));
             nodes[i++ % 3].put(indexing.process(doc));
         }
     }
+
+    /** Seconds since 1970 of comment i: from 2006-09-06 09:00 UTC on, 13 hours and 7 minutes apart. */
+    static long created(int i) { return 1157533200L + i * (13 * 3600L + 7 * 60); }
+
+    /** A float per comment, exact in a float: upvotes / 8 + 1/16. */
+    static float ratio(Comment c) { return c.upvotes() / 8f + 1 / 16f; }
 
     @AfterAll
     static void tearDown() { for (ContentNode node : nodes) node.close(); }
@@ -110,10 +129,170 @@ public class GroupingTest {
 
     @Test
     void unsupportedAggregatorIsAnErrorNamingIt() {
-        SearchProtocol.SearchReply reply = nodes[0].search(request("all(group(article_id) each(output(sum(upvotes))))"));
+        SearchProtocol.SearchReply reply = nodes[0].search(request("all(group(article_id) output(count()) each(output(sum(upvotes))))"));
         assertEquals(1, reply.getErrorsCount());
-        assertTrue(reply.getErrors(0).getMessage().contains("SumAggregationResult"), reply.getErrors(0).getMessage());
+        assertTrue(reply.getErrors(0).getMessage().contains("ExpressionCountAggregationResult"), reply.getErrors(0).getMessage());
         assertTrue(reply.getGroupingBlob().isEmpty());
+        reply = nodes[0].search(request("all(group(normalizesubject(author_id)) each(output(count())))"));
+        assertEquals(1, reply.getErrorsCount());
+        assertTrue(reply.getErrors(0).getMessage().contains("NormalizeSubjectFunctionNode"), reply.getErrors(0).getMessage());
+        reply = nodes[0].search(request("all(group(article_id) each(output(sum(author_id))))"));
+        assertEquals(0, reply.getErrorsCount(), "a sum of strings is proton's sum of their leading numbers, 0 here");
+    }
+
+
+    @Test
+    void sumAverageMinMaxXorAndStandardDeviationPerArticle() {
+        Group root = group("all(group(article_id) each(output(count(), sum(upvotes), avg(upvotes), min(upvotes), max(upvotes), " +
+                           "xor(upvotes), stddev(upvotes))))");
+        Map<String, List<Integer>> votes = comments.stream().collect(Collectors.groupingBy(Comment::article, TreeMap::new,
+                Collectors.mapping(Comment::upvotes, Collectors.toList())));
+        assertEquals(List.copyOf(votes.keySet()), root.getChildren().stream().map(g -> g.getId().getString()).toList());
+        for (Group article : root.getChildren()) {
+            List<Integer> v = votes.get(article.getId().getString());
+            long sum = v.stream().mapToLong(x -> x).sum();
+            double mean = (double) sum / v.size();
+            double deviation = Math.sqrt(v.stream().mapToDouble(x -> (x - mean) * (x - mean)).sum() / v.size());
+            long xor = v.stream().mapToLong(x -> x).reduce(0, (a, b) -> a ^ b);
+            SumAggregationResult sumResult = result(article, SumAggregationResult.class);
+            assertEquals(IntegerResultNode.class, sumResult.getSum().getClass()); // an integer sum is a long, as proton's
+            assertEquals(sum, sumResult.getSum().getInteger());
+            AverageAggregationResult average = result(article, AverageAggregationResult.class);
+            assertEquals(v.size(), average.getCount());
+            assertEquals(mean, average.getAverage().getFloat(), 1e-12);
+            assertEquals(v.stream().mapToLong(x -> x).min().orElseThrow(), result(article, MinAggregationResult.class).getMin().getInteger());
+            assertEquals(v.stream().mapToLong(x -> x).max().orElseThrow(), result(article, MaxAggregationResult.class).getMax().getInteger());
+            assertEquals(xor, result(article, XorAggregationResult.class).getXor());
+            assertEquals(deviation, result(article, StandardDeviationAggregationResult.class).getStandardDeviation(), 1e-9);
+        }
+        // a: 1 9 4 5 6 -> sum 25, xor 1^9 = 8, ^4 = 12, ^5 = 9, ^6 = 15 (hand-computed)
+        Group a = root.getChildren().get(0);
+        assertEquals(25, result(a, SumAggregationResult.class).getSum().getInteger());
+        assertEquals(15, result(a, XorAggregationResult.class).getXor());
+    }
+
+    @Test
+    void aggregatesOfArithmeticAndFloatExpressions() {
+        Group root = group("all(group(author_id) each(output(sum(mul(upvotes, sub(1, uppercase_ratio))), " +
+                           "max(uppercase_ratio), sum(div(upvotes, 2)), sum(mod(upvotes, 3)), min(neg(upvotes)))))");
+        for (Group author : root.getChildren()) {
+            List<Comment> own = comments.stream().filter(c -> c.author().equals(author.getId().getString())).toList();
+            List<SumAggregationResult> sums = results(author, SumAggregationResult.class);
+            assertEquals(FloatResultNode.class, sums.get(0).getSum().getClass());
+            assertEquals(own.stream().mapToDouble(c -> c.upvotes() * (1 - (double) ratio(c))).sum(), sums.get(0).getSum().getFloat(), 1e-9);
+            assertEquals(own.stream().mapToDouble(c -> ratio(c)).max().orElseThrow(), result(author, MaxAggregationResult.class).getMax().getFloat(), 0);
+            assertEquals(own.stream().mapToLong(c -> c.upvotes() / 2).sum(), sums.get(1).getSum().getInteger()); // integer division
+            assertEquals(own.stream().mapToLong(c -> c.upvotes() % 3).sum(), sums.get(2).getSum().getInteger());
+            assertEquals(-own.stream().mapToLong(Comment::upvotes).max().orElseThrow(), result(author, MinAggregationResult.class).getMin().getInteger());
+        }
+    }
+
+    @Test
+    void orderByAnAggregateWithMax() {
+        // sums per author: ann 1+3+4+7 = 15, bob 9+2+6 = 17, cy 0, dan 5. The merged result holds max + 1 groups
+        // (the precision the container asks for, so it knows there are more), in id order; the container shows max
+        Group top = group("all(group(author_id) max(2) order(-sum(upvotes)) each(output(sum(upvotes))))");
+        assertEquals(List.of("ann", "bob", "dan"), ids(top));
+        assertEquals(17, result(top.getChildren().get(1), SumAggregationResult.class).getSum().getInteger());
+        Group bottom = group("all(group(author_id) max(2) order(sum(upvotes)) each(output(count())))");
+        assertEquals(List.of("ann", "cy", "dan"), ids(bottom));
+        // max(upvotes) * count(): ann 7 * 4 = 28, bob 9 * 3 = 27, dan 5, cy 0
+        assertEquals(List.of("ann", "bob"), ids(group("all(group(author_id) max(1) order(-max(upvotes) * count()) each(output(count())))")));
+        // averages: bob 17 / 3, dan 5, ann 15 / 4, cy 0
+        assertEquals(List.of("bob", "dan"), ids(group("all(group(author_id) max(1) order(-avg(upvotes)) each(output(avg(upvotes))))")));
+    }
+
+    @Test
+    void nestedGroupsWithAggregatesOnEachLevel() {
+        Group root = group("all(group(article_id) each(output(sum(upvotes)) all(group(author_id) max(2) precision(10) order(-sum(upvotes)) " +
+                           "each(max(1) output(max(upvotes), count(), sum(upvotes)) each(output(summary()))))))");
+        for (Group article : root.getChildren()) {
+            String id = article.getId().getString();
+            List<Comment> own = comments.stream().filter(c -> c.article().equals(id)).toList();
+            assertEquals(own.stream().mapToLong(Comment::upvotes).sum(), result(article, SumAggregationResult.class).getSum().getInteger());
+            Map<String, Integer> maxima = own.stream().collect(Collectors.toMap(Comment::author, Comment::upvotes, Math::max, TreeMap::new));
+            Map<String, Integer> found = new TreeMap<>();
+            for (Group author : article.getChildren())
+                found.put(author.getId().getString(), (int) result(author, MaxAggregationResult.class).getMax().getInteger());
+            assertEquals(maxima, found);
+        }
+    }
+
+    @Test
+    void maxOfAllBeforeGroupingIsTopHitsPerNode() {
+        // all(max(2) ...) is the request's topN, which proton applies per node: each of the three nodes (three
+        // comments each) groups its two best hits, so the merged counts sum to 6, not 9
+        Group root = group("all(max(2) all(group(article_id) each(output(count()))))");
+        assertEquals(6L, childCounts(root).values().stream().mapToLong(Long::longValue).sum());
+    }
+
+    @Test
+    void levelFilters() {
+        // not ann, and upvotes in [3, 9): bob 6, dan 5 (cy 0 and bob 9, 2 out of range); the articles still count all
+        Group root = group("all(group(article_id) each(output(count()) all(group(author_id) " +
+                           "filter(not regex(\"ann\", author_id) and range(3, 9, upvotes)) each(output(sum(upvotes))))))");
+        Map<String, Long> sums = new TreeMap<>();
+        for (Group article : root.getChildren())
+            for (Group author : article.getChildren())
+                sums.merge(article.getId().getString() + "/" + author.getId().getString(), result(author, SumAggregationResult.class).getSum().getInteger(), Long::sum);
+        assertEquals(Map.of("a/bob", 6L, "a/dan", 5L), sums);
+        assertEquals(counts(Comment::article), childCounts(root));
+        // a full match: "b.b" matches bob, "b" matches nothing, an or of both
+        assertEquals(Map.of("bob", 3L), childCounts(group("all(group(author_id) filter(regex(\"b.b\", author_id)) each(output(count())))")));
+        assertEquals(Map.of(), childCounts(group("all(group(author_id) filter(regex(\"b\", author_id)) each(output(count())))")));
+        assertEquals(Map.of("bob", 3L, "cy", 1L), childCounts(group("all(group(author_id) filter(regex(\"b\", author_id) or regex(\"b.b|c.\", author_id)) each(output(count())))")));
+    }
+
+    @Test
+    void timeParts() {
+        Map<String, Long> dates = new TreeMap<>(), hours = new TreeMap<>(), weekdays = new TreeMap<>();
+        for (int i = 0; i < comments.size(); i++) {
+            java.time.ZonedDateTime t = java.time.Instant.ofEpochSecond(created(i)).atZone(java.time.ZoneOffset.UTC);
+            dates.merge(t.getYear() + "-" + t.getMonthValue() + "-" + t.getDayOfMonth(), 1L, Long::sum);
+            hours.merge(String.valueOf(t.getHour()), 1L, Long::sum);
+            weekdays.merge(String.valueOf(t.getDayOfWeek().getValue() % 7), 1L, Long::sum); // 0 is Sunday
+        }
+        assertEquals(dates, new TreeMap<>(childCounts(group("all(group(time.date(created_at)) each(output(count())))"))));
+        assertEquals(hours, new TreeMap<>(childCounts(group("all(group(time.hourofday(created_at)) each(output(count())))"))));
+        assertEquals(weekdays, new TreeMap<>(childCounts(group("all(group(time.dayofweek(created_at)) each(output(count())))"))));
+        // 2006-09-06 09:00 UTC is the first: group ids of time.year and time.monthofyear
+        Group years = group("all(group(time.year(created_at)) each(output(count()) all(group(time.monthofyear(created_at)) each(output(count())))))");
+        assertEquals(2006, years.getChildren().get(0).getId().getInteger());
+        assertEquals(9, years.getChildren().get(0).getChildren().get(0).getId().getInteger());
+    }
+
+    @Test
+    void fixedWidthAndPredefinedBuckets() {
+        Group fixed = group("all(group(fixedwidth(upvotes, 3)) each(output(count(), sum(upvotes))))");
+        Map<Long, Long> expected = comments.stream().collect(Collectors.groupingBy(c -> c.upvotes() / 3 * 3L, TreeMap::new, Collectors.counting()));
+        Map<Long, Long> found = new TreeMap<>();
+        for (Group bucket : fixed.getChildren()) {
+            IntegerBucketResultNode id = (IntegerBucketResultNode) bucket.getId();
+            assertEquals(id.getFrom() + 3, id.getTo());
+            found.put(id.getFrom(), result(bucket, CountAggregationResult.class).getCount());
+        }
+        assertEquals(expected, found);
+        Group predefined = group("all(group(predefined(upvotes, bucket(0, 3), bucket(3, 6), bucket(6, inf))) each(output(count())))");
+        // 0 1 2 | 3 4 5 | 6 7 9
+        assertEquals(List.of(3L, 3L, 3L), predefined.getChildren().stream().map(g -> result(g, CountAggregationResult.class).getCount()).toList());
+        assertEquals(3, ((IntegerBucketResultNode) predefined.getChildren().get(1).getId()).getFrom());
+        Group strings = group("all(group(predefined(author_id, bucket(-inf, \"bob\"), bucket[\"bob\"], bucket<\"bob\", inf>)) each(output(count())))");
+        assertEquals(List.of(4L, 3L, 2L), strings.getChildren().stream().map(g -> result(g, CountAggregationResult.class).getCount()).toList());
+        Group floats = group("all(group(fixedwidth(uppercase_ratio, 0.5)) each(output(count())))");
+        Map<Double, Long> floatBuckets = comments.stream().collect(Collectors.groupingBy(c -> Math.floor(ratio(c) / 0.5) * 0.5, TreeMap::new, Collectors.counting()));
+        assertEquals(floatBuckets.keySet().stream().toList(), floats.getChildren().stream().map(g -> ((FloatBucketResultNode) g.getId()).getFrom()).toList());
+    }
+
+    private static List<String> ids(Group group) {
+        return group.getChildren().stream().map(g -> g.getId().getString()).toList();
+    }
+
+    private static <T extends AggregationResult> T result(Group group, Class<T> type) {
+        return results(group, type).get(0);
+    }
+
+    private static <T extends AggregationResult> List<T> results(Group group, Class<T> type) {
+        return group.getAggregationResults().stream().filter(type::isInstance).map(type::cast).toList();
     }
 
     private static Map<String, Long> counts(Function<Comment, String> key) {
@@ -130,31 +309,54 @@ public class GroupingTest {
         return result;
     }
 
-    /** The root group of the merged result of all nodes, merged as the container merges them. */
+    /**
+     * The root group of the result, as the container's GroupingExecutor gets it: in as many passes as it makes (one
+     * per level unless the request needs a single pass), each pass sending the state so far to every node, merging
+     * the nodes' results (Grouping.merge, postMerge) and merging those into the state.
+     */
     private static Group group(String operation) {
-        Grouping merged = null;
-        for (ContentNode node : nodes) {
-            SearchProtocol.SearchReply reply = node.search(request(operation));
-            assertEquals(0, reply.getErrorsCount(), reply.getErrorsList().toString());
-            List<Grouping> groupings = GroupingBlob.read(reply.getGroupingBlob().toByteArray());
-            assertEquals(1, groupings.size());
-            if (merged == null) merged = groupings.get(0);
-            else merged.merge(groupings.get(0));
+        Grouping state = requests(operation).get(0);
+        int passes = state.useSinglePass() ? 1 : state.getLevels().size() + 1;
+        for (int pass = 0; pass < passes; pass++) {
+            if (state.useSinglePass()) state.setFirstLevel(0).setLastLevel(state.getLevels().size());
+            else state.setFirstLevel(pass).setLastLevel(pass);
+            Grouping merged = null;
+            for (ContentNode node : nodes) {
+                SearchProtocol.SearchReply reply = node.search(request(List.of(state)));
+                assertEquals(0, reply.getErrorsCount(), reply.getErrorsList().toString());
+                List<Grouping> groupings = GroupingBlob.read(reply.getGroupingBlob().toByteArray());
+                assertEquals(1, groupings.size());
+                if (merged == null) merged = groupings.get(0);
+                else merged.merge(groupings.get(0));
+            }
+            merged.postMerge();
+            state.merge(merged);
         }
-        merged.postMerge();
-        return merged.getRoot();
+        state.postMerge();
+        return state.getRoot();
     }
 
     private static SearchProtocol.SearchRequest request(String operation) {
+        return request(groupings(operation));
+    }
+
+    private static SearchProtocol.SearchRequest request(List<Grouping> groupings) {
         Query query = new Query("?ranking=freshness");
         query.getModel().getQueryTree().setRoot(new WordItem("thread", "parent_id"));
-        GroupingExecutor.setGroupingList(query, groupings(operation));
+        GroupingExecutor.setGroupingList(query, groupings);
         return DwellPackage.request(query, 0);
+    }
+
+    /** The grouping requests the container's GroupingExecutor builds for an operation, in one pass. */
+    static List<Grouping> groupings(String operation) {
+        List<Grouping> list = requests(operation);
+        for (Grouping grouping : list) grouping.setFirstLevel(0).setLastLevel(grouping.getLevels().size()); // one pass
+        return list;
     }
 
     /** The grouping requests the container's GroupingExecutor builds for an operation (by its package-private RequestBuilder). */
     @SuppressWarnings("unchecked")
-    static List<Grouping> groupings(String operation) {
+    static List<Grouping> requests(String operation) {
         try {
             Class<?> type = Class.forName("com.yahoo.search.grouping.vespa.RequestBuilder");
             var constructor = type.getDeclaredConstructor(int.class);
@@ -166,9 +368,7 @@ public class GroupingTest {
             for (var method : List.of(setRoot, build, requests)) method.setAccessible(true);
             setRoot.invoke(builder, GroupingOperation.fromString(operation));
             build.invoke(builder);
-            List<Grouping> list = (List<Grouping>) requests.invoke(builder);
-            for (Grouping grouping : list) grouping.setFirstLevel(0).setLastLevel(grouping.getLevels().size()); // one pass
-            return list;
+            return (List<Grouping>) requests.invoke(builder);
         }
         catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);

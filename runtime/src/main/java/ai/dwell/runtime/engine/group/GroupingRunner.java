@@ -1,22 +1,12 @@
 package ai.dwell.runtime.engine.group;
 
-import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.DocumentIndex;
-import ai.dwell.runtime.rank.UnsupportedFeatureException;
-import com.yahoo.searchlib.aggregation.AggregationResult;
-import com.yahoo.searchlib.aggregation.CountAggregationResult;
-import com.yahoo.searchlib.aggregation.FS4Hit;
 import com.yahoo.searchlib.aggregation.Group;
 import com.yahoo.searchlib.aggregation.Grouping;
 import com.yahoo.searchlib.aggregation.GroupingLevel;
-import com.yahoo.searchlib.aggregation.HitsAggregationResult;
-import com.yahoo.searchlib.expression.AggregationRefNode;
-import com.yahoo.searchlib.expression.AttributeNode;
 import com.yahoo.searchlib.expression.ExpressionNode;
-import com.yahoo.searchlib.expression.IntegerResultNode;
-import com.yahoo.searchlib.expression.ResultNode;
-import com.yahoo.searchlib.expression.StringResultNode;
-import com.yahoo.vespa.config.search.AttributesConfig;
+import com.yahoo.searchlib.expression.FixedWidthBucketFunctionNode;
+import com.yahoo.searchlib.expression.RangeBucketPreDefFunctionNode;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,55 +19,61 @@ import java.util.Map;
  * ranked matches of one index, as proton's grouping engine does (searchlib aggregation Grouping::aggregate,
  * Group::aggregate, GroupingLevel::Grouper, Group::postMerge): levels before the first level are frozen (only
  * the groups of an earlier pass are visited), aggregates are collected from the first level on, and documents
- * go below a level only up to the last level. It supports levels that group by a single-value string or
- * integer attribute without a filter, count() and summary hits as outputs, ordering by them or by relevance.
- * Anything else fails naming it, before any document is grouped.
+ * go below a level only up to the last level.
+ *
+ * A level groups by an expression over single-value attributes (GroupValues: arithmetic, math, time, string
+ * functions), by its fixedwidth buckets or by predefined buckets (GroupClassifier); a group's outputs are count(),
+ * summary(), sum, avg, min, max, xor and stddev of such expressions (AggregatorPlan), each written as the partial
+ * result the container merges; groups are ordered by relevance or by expressions over their aggregates; a level's
+ * filter keeps documents out of its groups (GroupFilter). Anything else fails naming it, before any document is
+ * grouped.
  *
  * Groups are created for every value seen and pruned to each level's precision by their order afterwards; this
- * gives the groups and counts proton gives whether or not it may stop creating groups early (ordered by
+ * gives the groups and aggregates proton gives whether or not it may stop creating groups early (ordered by
  * relevance, it keeps the first precision groups met in rank order: the same groups).
  */
 public final class GroupingRunner {
 
+    /** What this runner keeps for one group: its children by key and the accumulators of its aggregates. */
+    private static final class GroupState {
+        final Map<Object, Group> children = new HashMap<>();
+        Accumulator[] accumulators;
+    }
+
+    /** One grouping request compiled: a classifier per level, the aggregators of the root and of each level. */
+    private record Plan(GroupClassifier[] classifiers, GroupFilter[] filters, AggregatorPlan[] aggregators) {}
+
     private final List<Grouping> groupings;
-    private final DocumentIndex index;
-    private final int distributionKey;
-    private final List<Attribute[]> levelAttributes = new ArrayList<>();
-    private final List<boolean[]> levelIntegral = new ArrayList<>();
-    private final Map<Group, Map<Object, Group>> children = new IdentityHashMap<>();
+    private final List<Plan> plans = new ArrayList<>();
+    private final Map<Group, GroupState> states = new IdentityHashMap<>();
 
     public GroupingRunner(List<Grouping> groupings, DocumentIndex index, int distributionKey) {
         this.groupings = groupings;
-        this.index = index;
-        this.distributionKey = distributionKey;
+        GroupValues compiler = new GroupValues(index);
         for (Grouping grouping : groupings) {
             List<GroupingLevel> levels = grouping.getLevels();
-            Attribute[] attributes = new Attribute[levels.size()];
-            boolean[] integral = new boolean[levels.size()];
+            GroupClassifier[] classifiers = new GroupClassifier[levels.size()];
+            GroupFilter[] filters = new GroupFilter[levels.size()];
+            AggregatorPlan[] aggregators = new AggregatorPlan[levels.size() + 1];
+            aggregators[0] = new AggregatorPlan(grouping.getRoot(), compiler, index, distributionKey);
             for (int level = 0; level < levels.size(); level++) {
                 GroupingLevel spec = levels.get(level);
-                if (spec.getFilter() != null)
-                    throw new UnsupportedFeatureException("Grouping filter " + spec.getFilter() + " is not supported by this content engine");
-                if ( ! (spec.getExpression() instanceof AttributeNode attributeNode) || attributeNode.getClass() != AttributeNode.class)
-                    throw new UnsupportedFeatureException("Grouping on " + spec.getExpression() + " is not supported by this content engine: only group(attribute)");
-                String name = attributeNode.getAttributeName();
-                AttributesConfig.Attribute config = index.attributeConfig(name)
-                        .orElseThrow(() -> new IllegalArgumentException("No attribute '" + name + "' to group on in '" + index.name() + "'"));
-                if (config.collectiontype() != AttributesConfig.Attribute.Collectiontype.SINGLE)
-                    throw new UnsupportedFeatureException("Grouping on multi-value attribute '" + name + "' is not supported by this content engine");
-                integral[level] = switch (config.datatype()) {
-                    case STRING -> false;
-                    case INT32, INT64 -> true;
-                    default -> throw new UnsupportedFeatureException("Grouping on " + config.datatype() + " attribute '" + name + "' is not supported by this content engine");
-                };
-                attributes[level] = index.attribute(name).orElseThrow();
-                check(spec.getGroupPrototype());
+                if (spec.getFilter() != null) filters[level] = GroupFilter.compile(spec.getFilter(), compiler);
+                classifiers[level] = classifier(spec.getExpression(), compiler);
+                aggregators[level + 1] = new AggregatorPlan(spec.getGroupPrototype(), compiler, index, distributionKey);
             }
-            check(grouping.getRoot());
-            levelAttributes.add(attributes);
-            levelIntegral.add(integral);
-            indexExisting(grouping.getRoot());
+            Plan plan = new Plan(classifiers, filters, aggregators);
+            plans.add(plan);
+            indexExisting(grouping.getRoot(), plan, 0);
         }
+    }
+
+    private static GroupClassifier classifier(ExpressionNode expression, GroupValues compiler) {
+        if (expression instanceof FixedWidthBucketFunctionNode fixedWidth)
+            return GroupClassifier.fixedWidth(compiler.compile(fixedWidth.getArg(0)), fixedWidth.getWidth());
+        if (expression instanceof RangeBucketPreDefFunctionNode predefined)
+            return GroupClassifier.predefined(compiler.compile(predefined.getArg(0)), predefined.getBucketList());
+        return GroupClassifier.of(compiler.compile(expression));
     }
 
     /** Groups one matched document (in rank order, best first). */
@@ -85,12 +81,17 @@ public final class GroupingRunner {
         for (int i = 0; i < groupings.size(); i++) {
             Grouping grouping = groupings.get(i);
             if (grouping.getTopN() >= 0 && position >= grouping.getTopN()) continue;
-            aggregate(grouping, i, grouping.getRoot(), 0, lid, rank);
+            aggregate(grouping, plans.get(i), grouping.getRoot(), 0, lid, rank);
         }
     }
 
     /** The groupings with their results, pruned and ordered as proton returns them. */
     public List<Grouping> finish() {
+        for (GroupState state : states.values()) {
+            if (state.accumulators == null) continue;
+            for (Accumulator accumulator : state.accumulators) accumulator.write();
+        }
+        for (int i = 0; i < groupings.size(); i++) prepare(groupings.get(i).getRoot(), plans.get(i), 0);
         for (Grouping grouping : groupings) {
             List<GroupingLevel> levels = grouping.getLevels();
             long[] maxGroups = new long[levels.size()];
@@ -105,67 +106,50 @@ public final class GroupingRunner {
         return groupings;
     }
 
-    private void aggregate(Grouping grouping, int number, Group group, int level, int lid, double rank) {
-        if (level >= grouping.getFirstLevel()) collect(group, lid, rank);
+    private void aggregate(Grouping grouping, Plan plan, Group group, int level, int lid, double rank) {
+        GroupState state = states.computeIfAbsent(group, g -> new GroupState());
+        if (level >= grouping.getFirstLevel()) {
+            if (state.accumulators == null) state.accumulators = plan.aggregators()[level].bind(group);
+            for (Accumulator accumulator : state.accumulators) accumulator.add(lid, rank);
+        }
         if (level >= grouping.getLevels().size()) return;
+        GroupFilter filter = plan.filters()[level];
+        if (filter != null && ! filter.allow(lid, rank)) return;
         boolean frozen = level < grouping.getFirstLevel();
-        Attribute attribute = levelAttributes.get(number)[level];
-        boolean integral = levelIntegral.get(number)[level];
-        Object key = integral ? (Object) attribute.longValue(lid) : stringValue(attribute, lid);
-        Map<Object, Group> byValue = children.computeIfAbsent(group, g -> new HashMap<>());
-        Group child = byValue.get(key);
+        GroupClassifier classifier = plan.classifiers()[level];
+        Object key = classifier.key(lid, rank);
+        Group child = state.children.get(key);
         if (child == null) {
             if (frozen) return;
             child = grouping.getLevels().get(level).getGroupPrototype().clone();
-            child.setId(integral ? new IntegerResultNode((Long) key) : new StringResultNode((String) key));
+            child.setId(classifier.id(key));
             child.setRank(rank);
             group.addChild(child);
-            byValue.put(key, child);
+            state.children.put(key, child);
         }
         else if ( ! frozen && rank > child.getRank()) {
             child.setRank(rank);
         }
-        if (level < grouping.getLastLevel()) aggregate(grouping, number, child, level + 1, lid, rank);
+        if (level < grouping.getLastLevel()) aggregate(grouping, plan, child, level + 1, lid, rank);
     }
 
-    private void collect(Group group, int lid, double rank) {
-        for (AggregationResult result : group.getAggregationResults()) {
-            if (result instanceof CountAggregationResult count) count.setCount(count.getCount() + 1);
-            else if (result instanceof HitsAggregationResult hits && hits.getHits().size() < hits.getMaxHits())
-                hits.addHit(new FS4Hit(0, index.globalId(lid), rank, distributionKey));
-        }
+    private static void prepare(Group group, Plan plan, int level) {
+        plan.aggregators()[level].prepare(group);
+        for (Group child : group.getChildren()) prepare(child, plan, level + 1);
     }
 
     /** Groups from an earlier pass (frozen levels) are found again by their id. */
-    private void indexExisting(Group group) {
+    private void indexExisting(Group group, Plan plan, int level) {
+        if (level >= plan.classifiers().length) return;
         for (Group child : group.getChildren()) {
-            ResultNode id = child.getId();
-            Object key = id instanceof IntegerResultNode integer ? (Object) integer.getInteger() : id.getString();
-            children.computeIfAbsent(group, g -> new HashMap<>()).put(key, child);
-            indexExisting(child);
+            states.computeIfAbsent(group, g -> new GroupState()).children.put(plan.classifiers()[level].keyOf(child.getId()), child);
+            indexExisting(child, plan, level + 1);
         }
-    }
-
-    private static String stringValue(Attribute attribute, int lid) {
-        Object value = attribute.value(lid);
-        return value == null ? "" : (String) value;
     }
 
     private static void sortById(Group group) {
         group.sortChildrenById();
         for (Group child : group.getChildren()) sortById(child);
-    }
-
-    private static void check(Group group) {
-        for (AggregationResult result : group.getAggregationResults()) {
-            if (result.getClass() != CountAggregationResult.class && result.getClass() != HitsAggregationResult.class)
-                throw new UnsupportedFeatureException("Grouping aggregator " + result.getClass().getSimpleName() + " is not supported by this content engine: only count() and summary()");
-        }
-        for (ExpressionNode orderBy : group.getOrderByExpressions()) {
-            if ( ! (orderBy instanceof AggregationRefNode))
-                throw new UnsupportedFeatureException("Grouping order by " + orderBy + " is not supported by this content engine: only by outputs");
-        }
-        for (Group child : group.getChildren()) check(child);
     }
 
 }

@@ -1,0 +1,187 @@
+package ai.dwell.runtime.engine.group;
+
+import ai.dwell.runtime.index.DocumentIndex;
+import com.yahoo.searchlib.aggregation.AverageAggregationResult;
+import com.yahoo.searchlib.aggregation.CountAggregationResult;
+import com.yahoo.searchlib.aggregation.FS4Hit;
+import com.yahoo.searchlib.aggregation.HitsAggregationResult;
+import com.yahoo.searchlib.aggregation.MaxAggregationResult;
+import com.yahoo.searchlib.aggregation.MinAggregationResult;
+import com.yahoo.searchlib.aggregation.StandardDeviationAggregationResult;
+import com.yahoo.searchlib.aggregation.SumAggregationResult;
+import com.yahoo.searchlib.aggregation.XorAggregationResult;
+import com.yahoo.searchlib.expression.FloatResultNode;
+import com.yahoo.searchlib.expression.IntegerResultNode;
+import com.yahoo.searchlib.expression.SingleResultNode;
+import com.yahoo.searchlib.expression.StringResultNode;
+
+/**
+ * One aggregator of one group: collects the group's documents and writes its partial result into the group's
+ * searchlib AggregationResult, in the form the container merges (Group.merge) and proton sends: a sum, min or max in
+ * the type of its expression (an integer expression sums as a long, anything else as a double; a min or max of
+ * strings compares them), an average as its float sum and count, a standard deviation as count, sum and sum of
+ * squares, xor of the values as integers.
+ */
+abstract class Accumulator {
+
+    abstract void add(int lid, double rank);
+
+    /** Writes what was collected into the result (once, after the last document). */
+    abstract void write();
+
+    static final class Count extends Accumulator {
+        private final CountAggregationResult result;
+        private long count;
+        Count(CountAggregationResult result) { this.result = result; }
+        @Override void add(int lid, double rank) { count++; }
+        @Override void write() { result.setCount(result.getCount() + count); }
+    }
+
+    /** summary(): the first hits in rank order, up to the aggregator's max. */
+    static final class Hits extends Accumulator {
+        private final HitsAggregationResult result;
+        private final DocumentIndex index;
+        private final int distributionKey;
+        Hits(HitsAggregationResult result, DocumentIndex index, int distributionKey) {
+            this.result = result;
+            this.index = index;
+            this.distributionKey = distributionKey;
+        }
+        @Override void add(int lid, double rank) {
+            if (result.getHits().size() < result.getMaxHits())
+                result.addHit(new FS4Hit(0, index.globalId(lid), rank, distributionKey));
+        }
+        @Override void write() {}
+    }
+
+    static final class Sum extends Accumulator {
+        private final SumAggregationResult result;
+        private final GroupValue value;
+        private final boolean integral;
+        private long integerSum;
+        private double floatSum;
+        Sum(SumAggregationResult result, GroupValue value) {
+            this.result = result;
+            this.value = value;
+            this.integral = value.type() == GroupValue.Type.INTEGER;
+        }
+        @Override void add(int lid, double rank) {
+            if (integral) integerSum += value.integer(lid, rank);
+            else floatSum += value.floating(lid, rank);
+        }
+        @Override void write() {
+            result.setSum(integral ? new IntegerResultNode(integerSum) : new FloatResultNode(floatSum));
+        }
+    }
+
+    /** min() or max(): starts at the type's greatest (least) value, as proton's setMax (setMin). */
+    static final class Extreme extends Accumulator {
+        private final MinAggregationResult min;
+        private final MaxAggregationResult max;
+        private final GroupValue value;
+        private long integer;
+        private double floating;
+        private String string;
+        Extreme(MinAggregationResult min, MaxAggregationResult max, GroupValue value) {
+            this.min = min;
+            this.max = max;
+            this.value = value;
+            integer = min != null ? Long.MAX_VALUE : Long.MIN_VALUE;
+            floating = min != null ? Double.MAX_VALUE : -Double.MAX_VALUE;
+        }
+        @Override void add(int lid, double rank) {
+            switch (value.type()) {
+                case INTEGER -> {
+                    long v = value.integer(lid, rank);
+                    integer = min != null ? Math.min(integer, v) : Math.max(integer, v);
+                }
+                case FLOAT -> {
+                    double v = value.floating(lid, rank);
+                    if (min != null ? v < floating : v > floating) floating = v;
+                }
+                case STRING -> {
+                    String v = value.string(lid, rank);
+                    if (string == null || (min != null ? compare(v, string) < 0 : compare(v, string) > 0)) string = v;
+                }
+            }
+        }
+        /** Strings compare as proton compares them, by their UTF-8 bytes, which is by code point. */
+        private static int compare(String a, String b) {
+            int i = 0, j = 0;
+            while (i < a.length() && j < b.length()) {
+                int ca = a.codePointAt(i), cb = b.codePointAt(j);
+                if (ca != cb) return Integer.compare(ca, cb);
+                i += Character.charCount(ca);
+                j += Character.charCount(cb);
+            }
+            return Integer.compare(a.length() - i, b.length() - j);
+        }
+        @Override void write() {
+            SingleResultNode node = switch (value.type()) {
+                case INTEGER -> new IntegerResultNode(integer);
+                case FLOAT -> new FloatResultNode(floating);
+                case STRING -> string == null ? start(GroupValue.Type.STRING, min != null) : new StringResultNode(string);
+            };
+            if (min != null) min.setMin(node);
+            else max.setMax(node);
+        }
+
+        /** The value a min (max) starts from, as proton's setMax (setMin) of the type: for strings "\xff" (""). */
+        static SingleResultNode start(GroupValue.Type type, boolean forMin) {
+            return switch (type) {
+                case INTEGER -> new IntegerResultNode(forMin ? Long.MAX_VALUE : Long.MIN_VALUE);
+                case FLOAT -> new FloatResultNode(forMin ? Double.MAX_VALUE : -Double.MAX_VALUE);
+                case STRING -> forMin ? GreatestString.create() : new StringResultNode("");
+            };
+        }
+    }
+
+    /** The string of the one byte 0xff, proton's greatest string (not valid UTF-8, so only searchlib can make it). */
+    private static final class GreatestString extends StringResultNode {
+        static StringResultNode create() { return ofUncheckedUtf8Array(new byte[] { (byte) 0xff }); }
+    }
+
+    static final class Average extends Accumulator {
+        private final AverageAggregationResult result;
+        private final GroupValue value;
+        private double sum;
+        private long count;
+        Average(AverageAggregationResult result, GroupValue value) { this.result = result; this.value = value; }
+        @Override void add(int lid, double rank) {
+            sum += value.floating(lid, rank);
+            count++;
+        }
+        @Override void write() {
+            result.setSum(new FloatResultNode(sum));
+            result.setCount(count);
+        }
+    }
+
+    static final class Xor extends Accumulator {
+        private final XorAggregationResult result;
+        private final GroupValue value;
+        private long xor;
+        Xor(XorAggregationResult result, GroupValue value) { this.result = result; this.value = value; }
+        @Override void add(int lid, double rank) { xor ^= value.integer(lid, rank); }
+        @Override void write() { result.setXor(xor); }
+    }
+
+    static final class StandardDeviation extends Accumulator {
+        private final StandardDeviationAggregationResult result;
+        private final GroupValue value;
+        private long count;
+        private double sum;
+        private double sumOfSquares;
+        StandardDeviation(StandardDeviationAggregationResult result, GroupValue value) { this.result = result; this.value = value; }
+        @Override void add(int lid, double rank) {
+            double v = value.floating(lid, rank);
+            count++;
+            sum += v;
+            sumOfSquares += v * v;
+        }
+        @Override void write() { // the result was sent empty (0, 0, 0); it has no setters
+            result.merge(new StandardDeviationAggregationResult(count, sum, sumOfSquares));
+        }
+    }
+
+}

@@ -1,0 +1,144 @@
+package ai.dwell.runtime.engine.group;
+
+import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.rank.UnsupportedFeatureException;
+import com.yahoo.searchlib.expression.AddFunctionNode;
+import com.yahoo.searchlib.expression.AttributeNode;
+import com.yahoo.searchlib.expression.ConstantNode;
+import com.yahoo.searchlib.expression.DivideFunctionNode;
+import com.yahoo.searchlib.expression.ExpressionNode;
+import com.yahoo.searchlib.expression.FloatResultNode;
+import com.yahoo.searchlib.expression.IntegerResultNode;
+import com.yahoo.searchlib.expression.MathFunctionNode;
+import com.yahoo.searchlib.expression.MaxFunctionNode;
+import com.yahoo.searchlib.expression.MinFunctionNode;
+import com.yahoo.searchlib.expression.ModuloFunctionNode;
+import com.yahoo.searchlib.expression.MultiArgFunctionNode;
+import com.yahoo.searchlib.expression.MultiplyFunctionNode;
+import com.yahoo.searchlib.expression.NegateFunctionNode;
+import com.yahoo.searchlib.expression.RelevanceNode;
+import com.yahoo.searchlib.expression.ResultNode;
+import com.yahoo.searchlib.expression.StrCatFunctionNode;
+import com.yahoo.searchlib.expression.StrLenFunctionNode;
+import com.yahoo.searchlib.expression.StringResultNode;
+import com.yahoo.searchlib.expression.TimeStampFunctionNode;
+import com.yahoo.searchlib.expression.ToFloatFunctionNode;
+import com.yahoo.searchlib.expression.ToIntFunctionNode;
+import com.yahoo.searchlib.expression.ToStringFunctionNode;
+import com.yahoo.vespa.config.search.AttributesConfig;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Compiles the expressions of a grouping request (searchlib's ExpressionNode trees, as the container's
+ * ExpressionConverter builds them) over one index's attributes. What this engine does not compute fails here,
+ * naming the function, before any document is grouped.
+ */
+final class GroupValues {
+
+    private final DocumentIndex index;
+
+    GroupValues(DocumentIndex index) { this.index = index; }
+
+    GroupValue compile(ExpressionNode node) {
+        if (node.getClass() == AttributeNode.class) return attribute(((AttributeNode) node).getAttributeName());
+        if (node instanceof ConstantNode constant) return constant(constant.getValue());
+        if (node instanceof RelevanceNode) return new LeafValues.Relevance();
+        if (node instanceof AddFunctionNode add) return arithmetic(ArithmeticValue.Operation.ADD, add);
+        if (node instanceof MultiplyFunctionNode multiply) return arithmetic(ArithmeticValue.Operation.MULTIPLY, multiply);
+        if (node instanceof DivideFunctionNode divide) return arithmetic(ArithmeticValue.Operation.DIVIDE, divide);
+        if (node instanceof ModuloFunctionNode modulo) return arithmetic(ArithmeticValue.Operation.MODULO, modulo);
+        if (node instanceof MinFunctionNode min) return arithmetic(ArithmeticValue.Operation.MIN, min);
+        if (node instanceof MaxFunctionNode max) return arithmetic(ArithmeticValue.Operation.MAX, max);
+        if (node instanceof NegateFunctionNode negate) {
+            GroupValue argument = numeric(compile(negate.getArg(0)), "neg");
+            return new FunctionValues.Negate(argument);
+        }
+        if (node instanceof MathFunctionNode math) return math(math);
+        if (node instanceof TimeStampFunctionNode time) return time(time);
+        if (node instanceof ToStringFunctionNode toString) return new FunctionValues.ToStringValue(compile(toString.getArg(0)));
+        if (node instanceof ToIntFunctionNode toInt) return new FunctionValues.ToIntegerValue(compile(toInt.getArg(0)));
+        if (node instanceof ToFloatFunctionNode toFloat) return new FunctionValues.ToFloatValue(compile(toFloat.getArg(0)));
+        if (node instanceof StrLenFunctionNode strlen) return new FunctionValues.StringLength(compile(strlen.getArg(0)));
+        if (node instanceof StrCatFunctionNode strcat) {
+            List<GroupValue> arguments = arguments(strcat);
+            for (GroupValue argument : arguments) {
+                if (argument.type() == GroupValue.Type.FLOAT)
+                    throw new UnsupportedFeatureException("Grouping function strcat of a float is not supported by this content engine");
+            }
+            return new FunctionValues.StringConcatenation(arguments.toArray(GroupValue[]::new));
+        }
+        throw new UnsupportedFeatureException("Grouping expression " + node.getClass().getSimpleName() + " is not supported by this content engine");
+    }
+
+    private GroupValue attribute(String name) {
+        AttributesConfig.Attribute config = index.attributeConfig(name)
+                .orElseThrow(() -> new IllegalArgumentException("No attribute '" + name + "' to group on in '" + index.name() + "'"));
+        if (config.collectiontype() != AttributesConfig.Attribute.Collectiontype.SINGLE)
+            throw new UnsupportedFeatureException("Grouping on multi-value attribute '" + name + "' is not supported by this content engine");
+        var attribute = index.attribute(name).orElseThrow();
+        return switch (config.datatype()) {
+            case INT8, INT16, INT32, INT64 -> new LeafValues.IntegerAttribute(attribute);
+            case FLOAT, DOUBLE -> new LeafValues.FloatAttribute(attribute);
+            case STRING -> new LeafValues.StringAttribute(attribute);
+            default -> throw new UnsupportedFeatureException("Grouping on " + config.datatype() + " attribute '" + name + "' is not supported by this content engine");
+        };
+    }
+
+    private static GroupValue constant(ResultNode value) {
+        if (value instanceof IntegerResultNode integer) return new LeafValues.IntegerConstant(integer.getInteger());
+        if (value instanceof FloatResultNode floating) return new LeafValues.FloatConstant(floating.getFloat());
+        if (value instanceof StringResultNode string) return new LeafValues.StringConstant(string.getString());
+        throw new UnsupportedFeatureException("Grouping constant " + value.getClass().getSimpleName() + " is not supported by this content engine");
+    }
+
+    private GroupValue arithmetic(ArithmeticValue.Operation operation, MultiArgFunctionNode node) {
+        List<GroupValue> arguments = arguments(node);
+        if (arguments.size() < 2) // one argument: proton flattens a multi-value attribute, which is refused above
+            throw new UnsupportedFeatureException("Grouping function " + node.getClass().getSimpleName() + " of one argument is not supported by this content engine");
+        ArithmeticValue value = new ArithmeticValue(operation, arguments);
+        numeric(value, node.getClass().getSimpleName());
+        return value;
+    }
+
+    private GroupValue math(MathFunctionNode node) {
+        String function = String.valueOf(Members.get(node, "function"));
+        FunctionValues.MathFunction.Function kind = FunctionValues.MathFunction.Function.valueOf(function);
+        List<GroupValue> arguments = arguments(node);
+        int wanted = kind == FunctionValues.MathFunction.Function.POW || kind == FunctionValues.MathFunction.Function.HYPOT ? 2 : 1;
+        if (arguments.size() != wanted)
+            throw new IllegalArgumentException("math." + function.toLowerCase() + " takes " + wanted + " arguments, got " + arguments.size());
+        return new FunctionValues.MathFunction(kind, arguments.get(0), wanted == 2 ? arguments.get(1) : null);
+    }
+
+    private GroupValue time(TimeStampFunctionNode node) {
+        if ( ! node.isGmt())
+            throw new UnsupportedFeatureException("Grouping function time in the content node's local time zone is not supported by this content engine: only UTC");
+        FunctionValues.TimePart.Part part = switch (node.getTimePart()) {
+            case Year -> FunctionValues.TimePart.Part.YEAR;
+            case Month -> FunctionValues.TimePart.Part.MONTH;
+            case MonthDay -> FunctionValues.TimePart.Part.MONTH_DAY;
+            case WeekDay -> FunctionValues.TimePart.Part.WEEK_DAY;
+            case Hour -> FunctionValues.TimePart.Part.HOUR;
+            case Minute -> FunctionValues.TimePart.Part.MINUTE;
+            case Second -> FunctionValues.TimePart.Part.SECOND;
+            case YearDay -> FunctionValues.TimePart.Part.YEAR_DAY;
+            case IsDST -> FunctionValues.TimePart.Part.IS_DST;
+        };
+        return new FunctionValues.TimePart(compile(node.getArg(0)), part);
+    }
+
+    private List<GroupValue> arguments(MultiArgFunctionNode node) {
+        List<GroupValue> arguments = new ArrayList<>(node.getNumArgs());
+        for (int i = 0; i < node.getNumArgs(); i++) arguments.add(compile(node.getArg(i)));
+        return arguments;
+    }
+
+    private static GroupValue numeric(GroupValue value, String function) {
+        if (value.type() == GroupValue.Type.STRING)
+            throw new UnsupportedFeatureException("Grouping function " + function + " of strings is not supported by this content engine");
+        return value;
+    }
+
+}

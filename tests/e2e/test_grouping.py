@@ -1,0 +1,221 @@
+"""Grouping aggregators (tests/apps/grouping, issue 18): purchases on a content cluster of three nodes, grouped by
+customer, item, time parts and price buckets, with sum, avg, min, max, xor, stddev and count of attributes and of
+expressions over them, ordered by aggregates with max(N), nested, filtered; every answer against numpy over what was fed. The
+container merges the three nodes' partial results, so a sum that was not a sum of partial sums, an average merged
+as an average of averages, or a node pruning groups it should keep would show here."""
+from __future__ import annotations
+
+import datetime
+import functools
+import json
+import random
+
+import numpy as np
+import pytest
+from dwell_client import ROOT, Runtime, search, vespa
+
+from clients import deployed_runtime
+
+APP = ROOT / "tests" / "apps" / "grouping"
+CUSTOMERS = ["Ada", "Bo", "Cy", "Di", "Ed"]
+ITEMS = ["bolt", "nut", "gear", "valve", "spring", "belt"]
+TAXES = [0.12, 0.24, 0.25]
+START = 1157526000  # 2006-09-06 07:00 UTC
+
+
+def purchases(seed: int = 5, count: int = 40) -> list[dict]:
+    rng = random.Random(seed)
+    return [{"customer": rng.choice(CUSTOMERS), "item": rng.choice(ITEMS), "price": rng.randrange(100, 10000),
+             "quantity": rng.randrange(1, 10), "tax": rng.choice(TAXES), "weight": rng.randrange(1, 80) / 8,
+             "date": START + rng.randrange(0, 40 * 86400)} for _ in range(count)]
+
+
+FED = purchases()
+
+
+@pytest.fixture(scope="module")
+def runtime(tmp_path_factory: pytest.TempPathFactory):
+    tmp = tmp_path_factory.mktemp("dwell-grouping")
+    feed = tmp / "feed.jsonl"
+    feed.write_text("".join(json.dumps({"put": f"id:test:purchase::{n}", "fields": p}) + "\n" for n, p in enumerate(FED)))
+    yield from deployed_runtime(tmp / "data", APP, feed)
+
+
+def grouping(operation: str, **parameters) -> dict:
+    """The root of a grouping request's answer. Levels with more groups than the container's default max (10) say
+    max(100); those ordered by an aggregate with max(N) say precision(10), more groups than there are, so that no
+    node prunes a group by its partial aggregate (Vespa's approximation: the test checks exact answers)."""
+    result = search(yql=f"select * from purchase where true limit 0 | {operation}", timeout="10s", **parameters)
+    assert "errors" not in result["root"], result["root"]["errors"]
+    assert result["root"]["fields"]["totalCount"] == len(FED)
+    return result["root"]
+
+
+def groups(node: dict) -> list[dict]:
+    """The groups of the first group list below a node (the root, or a group), in the order rendered."""
+    for child in node.get("children", []):
+        if child["id"].startswith("group:root"):
+            return groups(child)
+        if child["id"].startswith("grouplist:"):
+            return child.get("children", [])
+    return []
+
+
+def by(key: str) -> dict[str, list[dict]]:
+    result: dict[str, list[dict]] = {}
+    for p in FED:
+        result.setdefault(p[key], []).append(p)
+    return result
+
+
+def utc(p: dict) -> datetime.datetime:
+    return datetime.datetime.fromtimestamp(p["date"], datetime.timezone.utc)
+
+
+def test_its_own_system_test_passes(runtime: Runtime) -> None:
+    result = vespa("test", str(APP / "tests" / "system-test"), check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_sum_avg_min_max_xor_stddev_count_per_customer(runtime: Runtime) -> None:
+    root = grouping("all(group(customer) each(output(count(), sum(price), avg(price), min(price), max(price), xor(price), "
+                    "stddev(price), avg(tax), max(weight), min(item))))")
+    expected = by("customer")
+    assert [g["value"] for g in groups(root)] == sorted(expected)
+    for g in groups(root):
+        own = expected[g["value"]]
+        price = np.array([p["price"] for p in own], dtype=np.int64)
+        f = g["fields"]
+        assert f["count()"] == len(own)
+        assert f["sum(price)"] == int(price.sum()) and isinstance(f["sum(price)"], int)
+        assert f["avg(price)"] == pytest.approx(price.mean(), rel=1e-12)
+        assert (f["min(price)"], f["max(price)"]) == (int(price.min()), int(price.max()))
+        assert f["xor(price)"] == functools.reduce(lambda a, b: a ^ b, price.tolist())
+        assert f["stddev(price)"] == pytest.approx(price.std(), rel=1e-9)  # the population's
+        assert f["avg(tax)"] == pytest.approx(np.mean([p["tax"] for p in own]), rel=1e-12)
+        assert f["max(weight)"] == max(p["weight"] for p in own)
+        assert f["min(item)"] == min(p["item"] for p in own)
+
+
+def test_aggregates_of_expressions(runtime: Runtime) -> None:
+    root = grouping("all(group(item) each(output(sum(mul(price, sub(1, tax))), sum(mul(price, quantity)), sum(div(price, 1000)), "
+                    "sum(mod(price, 7)), max(neg(quantity)), sum(math.sqrt(price)), sum(math.floor(div(price, 1000.0))))))")
+    expected = by("item")
+    for g in groups(root):
+        own = expected[g["value"]]
+        price = np.array([p["price"] for p in own], dtype=np.int64)
+        tax = np.array([p["tax"] for p in own])
+        quantity = np.array([p["quantity"] for p in own], dtype=np.int64)
+        f = g["fields"]
+        assert f["sum(mul(price, sub(1, tax)))"] == pytest.approx((price * (1 - tax)).sum(), rel=1e-12)
+        assert f["sum(mul(price, quantity))"] == int((price * quantity).sum())
+        assert f["sum(div(price, 1000))"] == int((price // 1000).sum())  # integer division
+        assert f["sum(mod(price, 7))"] == int((price % 7).sum())
+        assert f["max(neg(quantity))"] == -int(quantity.min())
+        assert f["sum(math.sqrt(price))"] == pytest.approx(np.sqrt(price).sum(), rel=1e-12)
+        assert f["sum(math.floor(div(price, 1000.0)))"] == pytest.approx(np.floor(price / 1000.0).sum())
+
+
+def test_order_by_aggregates_with_max(runtime: Runtime) -> None:
+    sums = {c: sum(p["price"] for p in own) for c, own in by("customer").items()}
+    top = groups(grouping("all(group(customer) max(2) precision(10) order(-sum(price)) each(output(sum(price))))"))
+    assert [g["value"] for g in top] == sorted(sums, key=lambda c: -sums[c])[:2]
+    assert [g["fields"]["sum(price)"] for g in top] == sorted(sums.values(), reverse=True)[:2]
+    averages = {c: np.mean([p["price"] for p in own]) for c, own in by("customer").items()}
+    low = groups(grouping("all(group(customer) max(3) precision(10) order(avg(price)) each(output(avg(price))))"))
+    assert [g["value"] for g in low] == sorted(averages, key=lambda c: averages[c])[:3]
+    products = {c: max(p["price"] for p in own) * len(own) for c, own in by("customer").items()}
+    ordered = groups(grouping("all(group(customer) order(-max(price) * count()) each(output(count())))"))
+    assert [g["value"] for g in ordered] == sorted(products, key=lambda c: -products[c])
+    taxed = {i: sum(p["tax"] for p in own) for i, own in by("item").items()}
+    by_tax = groups(grouping("all(group(item) max(4) precision(10) order(-sum(tax)) each(output(sum(tax))))"))
+    assert [g["value"] for g in by_tax] == sorted(taxed, key=lambda i: -taxed[i])[:4]
+
+
+def test_nested_groups(runtime: Runtime) -> None:
+    root = grouping("all(group(customer) each(output(sum(price)) all(group(item) max(2) precision(10) order(-sum(price)) "
+                    "each(max(1) output(sum(price), count()) each(output(summary()))))))")
+    for customer in groups(root):
+        own = by("customer")[customer["value"]]
+        assert customer["fields"]["sum(price)"] == sum(p["price"] for p in own)
+        per_item: dict[str, int] = {}
+        for p in own:
+            per_item[p["item"]] = per_item.get(p["item"], 0) + p["price"]
+        items = groups(customer)
+        assert [g["value"] for g in items] == sorted(per_item, key=lambda i: -per_item[i])[:2]
+        for item in items:
+            assert item["fields"]["sum(price)"] == per_item[item["value"]]
+            assert item["fields"]["count()"] == sum(1 for p in own if p["item"] == item["value"])
+            hits = [c for c in item["children"] if c["id"].startswith("hitlist")][0]["children"]
+            assert len(hits) == 1 and hits[0]["fields"]["customer"] == customer["value"]
+
+
+def test_time_buckets(runtime: Runtime) -> None:
+    def expect(key) -> dict:
+        result: dict = {}
+        for p in FED:
+            k = key(utc(p))
+            result[k] = result.get(k, 0) + p["price"]
+        return result
+    dates = groups(grouping("all(group(time.date(date)) max(100) each(output(sum(price))))"))
+    assert {g["value"]: g["fields"]["sum(price)"] for g in dates} == expect(lambda t: f"{t.year}-{t.month}-{t.day}")
+    for function, key in [("time.year", lambda t: t.year), ("time.monthofyear", lambda t: t.month),
+                          ("time.dayofmonth", lambda t: t.day), ("time.hourofday", lambda t: t.hour),
+                          ("time.dayofweek", lambda t: t.isoweekday() % 7)]:  # 0 is Sunday
+        found = groups(grouping(f"all(group({function}(date)) max(100) each(output(sum(price))))"))
+        assert {int(g["value"]): g["fields"]["sum(price)"] for g in found} == expect(key), function
+    hours = groups(grouping("all(group(mod(div(date, mul(60, 60)), 24)) max(100) each(output(sum(price))))"))
+    assert {int(g["value"]): g["fields"]["sum(price)"] for g in hours} == expect(lambda t: t.hour)
+    nested = groups(grouping("all(group(time.year(date)) each(output(count()) all(group(time.monthofyear(date)) each(output(count())))))"))
+    months = {}
+    for p in FED:
+        months[utc(p).month] = months.get(utc(p).month, 0) + 1
+    assert {int(g["value"]): g["fields"]["count()"] for g in groups(nested[0])} == months
+
+
+def test_price_buckets(runtime: Runtime) -> None:
+    fixed = groups(grouping("all(group(fixedwidth(price, 1000)) max(100) each(output(count(), sum(price))))"))
+    expected: dict[int, list[int]] = {}
+    for p in FED:
+        expected.setdefault(p["price"] // 1000 * 1000, []).append(p["price"])
+    assert {int(g["limits"]["from"]): (int(g["limits"]["to"]), g["fields"]["count()"], g["fields"]["sum(price)"]) for g in fixed} == \
+        {low: (low + 1000, len(v), sum(v)) for low, v in expected.items()}
+    predefined = groups(grouping("all(group(predefined(price, bucket(0, 1000), bucket(1000, 5000), bucket(5000, inf))) each(output(count())))"))
+    counts = [sum(1 for p in FED if lo <= p["price"] < hi) for lo, hi in [(0, 1000), (1000, 5000), (5000, 1 << 62)]]
+    assert [g["fields"]["count()"] for g in predefined] == [c for c in counts if c > 0]
+    taxes = groups(grouping("all(group(predefined(tax, bucket(0.0, 0.2), bucket(0.2, 0.245), bucket(0.245, inf))) each(output(count())))"))
+    assert [g["fields"]["count()"] for g in taxes] == [sum(1 for p in FED if p["tax"] == t) for t in TAXES]
+    names = groups(grouping('all(group(predefined(customer, bucket(-inf, "Cy"), bucket["Cy"], bucket<"Cy", inf>)) each(output(count())))'))
+    assert [g["fields"]["count()"] for g in names] == [sum(1 for p in FED if p["customer"] < "Cy"),
+                                                       sum(1 for p in FED if p["customer"] == "Cy"),
+                                                       sum(1 for p in FED if p["customer"] > "Cy")]
+    remainders = groups(grouping("all(group(price % 3) each(output(count())))"))
+    assert {int(g["value"]): g["fields"]["count()"] for g in remainders} == \
+        {r: sum(1 for p in FED if p["price"] % 3 == r) for r in range(3) if any(p["price"] % 3 == r for p in FED)}
+
+
+def test_level_filters(runtime: Runtime) -> None:
+    root = grouping('all(group(customer) each(output(count()) all(group(item) filter(regex("b.*|g.*", item) and not range(0, 5000, price)) '
+                    'each(output(count(), sum(price))))))')
+    for customer in groups(root):
+        own = by("customer")[customer["value"]]
+        assert customer["fields"]["count()"] == len(own)  # the filter is on the level below
+        kept: dict[str, list[int]] = {}
+        for p in own:
+            if p["item"][0] in "bg" and not 0 <= p["price"] < 5000:  # a full match; range's upper bound exclusive
+                kept.setdefault(p["item"], []).append(p["price"])
+        assert {g["value"]: (g["fields"]["count()"], g["fields"]["sum(price)"]) for g in groups(customer)} == \
+            {i: (len(v), sum(v)) for i, v in kept.items()}
+    both = groups(grouping("all(group(1) filter(regex(\"Cy\", customer) and regex(\"bolt|nut\", item)) each(output(count())))"))
+    assert [g["fields"]["count()"] for g in both] == [sum(1 for p in FED if p["customer"] == "Cy" and p["item"] in ("bolt", "nut"))]
+    partial = groups(grouping('all(group(customer) filter(regex("C", customer)) each(output(count())))'))
+    assert partial == []  # "C" is no full match of "Cy"
+
+
+def test_unsupported_grouping_fails_naming_it(runtime: Runtime) -> None:
+    for operation, name in [("all(group(customer) each(output(xor(md5(cat(customer, price), 64)))))", "MD5BitFunctionNode"),
+                            ("all(group(normalizesubject(customer)) each(output(count())))", "NormalizeSubjectFunctionNode"),
+                            ("all(group(customer) output(count()) each(output(sum(price))))", "ExpressionCountAggregationResult")]:
+        result = search(yql=f"select * from purchase where true limit 0 | {operation}", timeout="10s")
+        messages = " ".join(e.get("message", "") for e in result["root"].get("errors", []))
+        assert name in messages, (operation, result["root"])
