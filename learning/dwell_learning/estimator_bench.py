@@ -26,7 +26,9 @@ positions; PseudoInverse (PI) and its self-normalised form (wPI); cascade IPS/SN
 unclipped, as it was before this benchmark found it extrapolating), switch-DR (the reader model where the prefix
 weight exceeds tau) and the direct method (the reader model alone). Intervals: normal (mean +- 1.96 se over
 impressions) for the means, percentile bootstrap over impressions (400 resamples, shared by all ratio estimators of a
-replicate) for the self-normalised ones. Every estimate is also taken as a paired gain over the logging policy (the
+replicate) for the self-normalised ones; Cascade-DR also with every other construction of estimators.mean_interval
+(dr-percentile, dr-bca, dr-bootstrap-t on the same 400 resamples; dr-bernstein and dr-betting with the observed
+range as a plug-in for the unknown bound of the values). Every estimate is also taken as a paired gain over the logging policy (the
 gate's question); the gate ships when the gain's lower bound is above 0.
 """
 from __future__ import annotations

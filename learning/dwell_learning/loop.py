@@ -61,6 +61,8 @@ class LoopConfig:
     gate: str = "dr"                 # the estimator of the ship gate: dr (Cascade-DR), cascade or position; kept at
     #                                  dr by the estimator benchmark (README, "Estimator benchmark")
     gate_interval: str = "normal"    # --gate dr: the construction of its paired gain's 95% interval (estimators.INTERVALS)
+    gate_support: float = 0.0        # ship only if the candidate's greedy slates lie at least this share among the
+    #                                  live model's logged candidates (support_share; 0: not checked)
     evaluate_on: str = "learned"     # the logs of the estimates: learned (the live model's) or both
     seed: int = 1
     export_every_ship: bool = True
@@ -171,6 +173,34 @@ def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weight
         top = np.argsort(-s, kind="stable")[:hits]
         total += share * readers.expected_dwell(article, [ids[i] for i in top])
     return float(total)
+
+
+def support_share(corpus: Corpus, service: Any, weights: Weights, live: Weights, candidates: int, hits: int) -> float:
+    """What the estimators can see of a model on the live model's logs: per article (by popularity), the share of the
+    model's greedy top `hits` over all the article's comments that lies among the live model's best `candidates` (what
+    the live model's impressions log as candidates), on the current features. The gate's estimates act on the logged
+    candidates only, so a model whose slates leave them is judged on slates it would not show."""
+    inside = 0.0
+    for article, share in corpus.popularity.items():
+        x = service.features(article)
+        logged = np.argsort(-forward(live, x), kind="stable")[:candidates]
+        top = np.argsort(-forward(weights, x), kind="stable")[:hits]
+        inside += share * float(np.isin(top, logged).mean())
+    return float(inside)
+
+
+def supported_value(corpus: Corpus, service: Any, readers: Readers, weights: Weights, live: Weights, candidates: int,
+                    hits: int) -> float:
+    """Diagnostics only: the expected dwell of the model's greedy slate chosen among the live model's best
+    `candidates` comments of each article (the support-restricted value that the estimates aim at)."""
+    value = 0.0
+    for article, share in corpus.popularity.items():
+        ids = corpus.by_article[article]
+        x = service.features(article)
+        logged = np.argsort(-forward(live, x), kind="stable")[:candidates]
+        restricted = logged[np.argsort(-forward(weights, x)[logged], kind="stable")[:hits]]
+        value += share * readers.expected_dwell(article, [ids[i] for i in restricted])
+    return float(value)
 
 
 def new_in_ceiling(corpus: Corpus, readers: Readers, hits: int, is_new: Callable[[str], bool]) -> float:
@@ -423,7 +453,9 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
                        config.gate_interval, seed=config.seed * 1000 + it)
         est_live, est_cand, diff, diff_ci = judged.live, judged.candidate, judged.gain, judged.gain_ci
         seconds["estimate"] = time.time() - t0
-        ship = judged.ships and candidate is not live
+        support = (support_share(corpus, service, candidate, live, config.candidates, config.hits)
+                   if candidate is not live and (config.gate_support > 0 or config.mixture_truth) else None)
+        ship = judged.ships and candidate is not live and (config.gate_support <= 0 or support >= config.gate_support)
         learned_dwell = float(np.mean(dwell["learned"]))
         row: dict[str, Any] = {
             "iteration": it, "mode": mode, "model_version": version, "rate": config.rate,
@@ -446,7 +478,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "predicted_dr_hi": predicted_dr["ips_hi"] if predicted_dr else None,
             "live_estimate": {k: e.row() for k, e in est_live.items()},
             "candidate_estimate": {k: e.row() for k, e in est_cand.items()}, "shipped": bool(ship),
-            "gain": diff, "gain_ci": list(diff_ci), "gain_estimator": config.gate,
+            "gain": diff, "gain_ci": list(diff_ci), "gain_estimator": config.gate, "candidate_support": support,
             "gain_interval": config.gate_interval if config.gate == "dr" else "percentile",
             "gain_intervals": {k: list(v) for k, v in judged.gain_intervals.items()},
             "true_live": true_value(corpus, service, readers, live, config.hits),
@@ -458,7 +490,9 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             # the gate judges the mixtures as served: their exact greedy part and a Monte Carlo Plackett-Luce part
             # (explored_value, 48 slates an article, the same draws for both)
             **({"true_candidate_mixture": _mixture_value(corpus, service, readers, candidate, config, it),
-                "true_live_mixture": _mixture_value(corpus, service, readers, live, config, it)}
+                "true_live_mixture": _mixture_value(corpus, service, readers, live, config, it),
+                "true_candidate_supported": supported_value(corpus, service, readers, candidate, live,
+                                                            config.candidates, config.hits)}
                if config.mixture_truth and candidate is not live else {}),
             "learned_holdout": float(np.mean(dwell["learned_holdout"])) if dwell["learned_holdout"] else None,
             "learned_served": float(np.mean(dwell["learned_served"])) if dwell["learned_served"] else None,

@@ -73,12 +73,14 @@ def aggregate(runs: dict[int, Path], out: Path) -> dict[str, Any]:
 CONFUSION = ("shipped_better", "shipped_worse", "kept_better", "kept_worse")
 
 
-def gate_by_interval(rows: Sequence[dict[str, Any]], margin: float = 1.0) -> dict[str, Any]:
+def gate_by_interval(rows: Sequence[dict[str, Any]], margin: float = 1.0, support: float = 0.9) -> dict[str, Any]:
     """What each interval construction of the gain (rows' gain_intervals) would have decided on the runs' candidates
     (ship when its lower bound is above 0), against the truth: the greedy expected dwell of candidate against live
     (the gate figure of each run), and, where the rows carry them, the mixtures as served; each also counting only
     the candidates whose true gain is at least `margin` seconds either way ("greedy >= 1 s"). Counterfactual: the
-    candidates are those of the runs' own trajectory, which the construction the runs used decided."""
+    candidates are those of the runs' own trajectory, which the construction the runs used decided. Where rows carry
+    the candidate's support share (loop.support_share), each construction is also counted with the support rule
+    ("+ support 0.9": ship only if the share is at least `support`)."""
     out: dict[str, Any] = {}
     judged = [r for r in rows if r.get("gain_intervals")]
     truths = {"greedy": ("true_candidate", "true_live", 0.0),
@@ -90,16 +92,19 @@ def gate_by_interval(rows: Sequence[dict[str, Any]], margin: float = 1.0) -> dic
         if not with_truth:
             continue
         methods = sorted({m for r in with_truth for m in r["gain_intervals"]})
+        rules = [(m, None) for m in methods]
+        if all(r.get("candidate_support") is not None for r in with_truth):
+            rules += [(m, support) for m in methods]
         table = {}
-        for m in methods:
+        for m, thr in rules:
             conf = dict.fromkeys(CONFUSION, 0)
             for r in with_truth:
                 if m not in r["gain_intervals"]:
                     continue
-                shipped = r["gain_intervals"][m][0] > 0
+                shipped = r["gain_intervals"][m][0] > 0 and (thr is None or r["candidate_support"] >= thr)
                 better = r[cand] > r[live]
                 conf[f"{'shipped' if shipped else 'kept'}_{'better' if better else 'worse'}"] += 1
-            table[m] = conf
+            table[m if thr is None else f"{m} + support {thr:g}"] = conf
         out[truth] = {"candidates": len(with_truth), "by_interval": table}
     return out
 

@@ -57,6 +57,15 @@ def test_gate_by_interval_counts_each_constructions_decisions() -> None:
     assert got["greedy >= 1 s"]["candidates"] == 3
     assert seeds.gate_by_interval(rows, margin=1.5)["greedy >= 1.5 s"]["by_interval"]["normal"] == {
         "shipped_better": 0, "shipped_worse": 0, "kept_better": 1, "kept_worse": 0}
+    assert "normal + support 0.9" not in got["greedy"]["by_interval"]      # rows without a support share
+    for r, share in zip(rows[1:], (0.95, 0.5, 0.9)):
+        r["candidate_support"] = share
+    with_support = seeds.gate_by_interval(rows)["greedy"]["by_interval"]
+    assert with_support["normal"] == got["greedy"]["by_interval"]["normal"]
+    assert with_support["normal + support 0.9"] == {"shipped_better": 1, "shipped_worse": 0, "kept_better": 1,
+                                                    "kept_worse": 1}
+    assert with_support["betting + support 0.9"] == {"shipped_better": 1, "shipped_worse": 0, "kept_better": 1,
+                                                     "kept_worse": 1}
     assert got["mixture"]["candidates"] == 1
     assert got["mixture"]["by_interval"]["normal"] == {"shipped_better": 0, "shipped_worse": 1, "kept_better": 0,
                                                        "kept_worse": 0}
