@@ -118,7 +118,7 @@ def expected_config(args: list[str], seed: int) -> dict[str, Any]:
 
 
 # Options whose default changed after runs were made without them: such a run was made with the old value.
-LEGACY = {"gate_interval": "normal"}
+LEGACY = {"gate_interval": "normal", "gate_support": 0.0}
 
 
 def done(run: Path, args: list[str], seed: int) -> bool:

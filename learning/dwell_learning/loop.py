@@ -60,7 +60,8 @@ class LoopConfig:
     epochs: int = 40
     gate: str = "dr"                 # the estimator of the ship gate: dr (Cascade-DR), cascade or position; kept at
     #                                  dr by the estimator benchmark (README, "Estimator benchmark")
-    gate_interval: str = "normal"    # --gate dr: the construction of its paired gain's 95% interval (estimators.INTERVALS)
+    gate_interval: str = "betting"   # --gate dr: its paired gain's 95% interval (estimators.INTERVALS): betting by the
+    #                                  benchmark (README, "The gate's interval and its rule"); normal before
     gate_support: float = 0.0        # ship only if the candidate's greedy slates lie at least this share among the
     #                                  live model's logged candidates (support_share; 0: not checked)
     evaluate_on: str = "learned"     # the logs of the estimates: learned (the live model's) or both

@@ -73,14 +73,15 @@ def aggregate(runs: dict[int, Path], out: Path) -> dict[str, Any]:
 CONFUSION = ("shipped_better", "shipped_worse", "kept_better", "kept_worse")
 
 
-def gate_by_interval(rows: Sequence[dict[str, Any]], margin: float = 1.0, support: float = 0.9) -> dict[str, Any]:
+def gate_by_interval(rows: Sequence[dict[str, Any]], margin: float = 1.0,
+                     supports: Sequence[float] = (0.8, 0.9)) -> dict[str, Any]:
     """What each interval construction of the gain (rows' gain_intervals) would have decided on the runs' candidates
     (ship when its lower bound is above 0), against the truth: the greedy expected dwell of candidate against live
     (the gate figure of each run), and, where the rows carry them, the mixtures as served; each also counting only
     the candidates whose true gain is at least `margin` seconds either way ("greedy >= 1 s"). Counterfactual: the
     candidates are those of the runs' own trajectory, which the construction the runs used decided. Where rows carry
     the candidate's support share (loop.support_share), each construction is also counted with the support rule
-    ("+ support 0.9": ship only if the share is at least `support`)."""
+    ("+ support 0.9": ship only if the share is at least 0.9), for each threshold of `supports`."""
     out: dict[str, Any] = {}
     judged = [r for r in rows if r.get("gain_intervals")]
     truths = {"greedy": ("true_candidate", "true_live", 0.0),
@@ -94,7 +95,7 @@ def gate_by_interval(rows: Sequence[dict[str, Any]], margin: float = 1.0, suppor
         methods = sorted({m for r in with_truth for m in r["gain_intervals"]})
         rules = [(m, None) for m in methods]
         if all(r.get("candidate_support") is not None for r in with_truth):
-            rules += [(m, support) for m in methods]
+            rules += [(m, thr) for thr in supports for m in methods]
         table = {}
         for m, thr in rules:
             conf = dict.fromkeys(CONFUSION, 0)

@@ -139,4 +139,4 @@ def test_the_gate_reads_the_chosen_construction() -> None:
     assert Judged({}, {}, 1.0, (0.1, 2.0)).ships and not Judged({}, {}, 1.0, (-0.1, 2.0)).ships
 
 
-CHOSEN = "normal"   # the gate's construction, chosen by the estimator benchmark (README, "The gate's interval")
+CHOSEN = "betting"   # the gate's construction (README, "The gate's interval and its rule")
