@@ -117,13 +117,17 @@ def expected_config(args: list[str], seed: int) -> dict[str, Any]:
     return asdict(LoopConfig(**{f.name: getattr(ns, f.name) for f in fields(LoopConfig)}))
 
 
+# Options whose default changed after runs were made without them: such a run was made with the old value.
+LEGACY = {"gate_interval": "normal", "gate_support": 0.0}
+
+
 def done(run: Path, args: list[str], seed: int) -> bool:
     """The run is there with these flags (a config.json written before an option existed counts as that option's
     default)."""
     try:
         expected = expected_config(args, seed)
         stored = json.loads((run / "config.json").read_text())
-        defaults = expected_config([], seed)
+        defaults = expected_config([], seed) | LEGACY
         stored = {k: stored.get(k, defaults[k]) for k in expected}
         return (run / "summary.json").exists() and stored == expected
     except (OSError, ValueError):

@@ -26,7 +26,9 @@ positions; PseudoInverse (PI) and its self-normalised form (wPI); cascade IPS/SN
 unclipped, as it was before this benchmark found it extrapolating), switch-DR (the reader model where the prefix
 weight exceeds tau) and the direct method (the reader model alone). Intervals: normal (mean +- 1.96 se over
 impressions) for the means, percentile bootstrap over impressions (400 resamples, shared by all ratio estimators of a
-replicate) for the self-normalised ones. Every estimate is also taken as a paired gain over the logging policy (the
+replicate) for the self-normalised ones; Cascade-DR also with every other construction of estimators.mean_interval
+(dr-percentile, dr-bca, dr-bootstrap-t on the same 400 resamples; dr-bernstein and dr-betting with the observed
+range as a plug-in for the unknown bound of the values). Every estimate is also taken as a paired gain over the logging policy (the
 gate's question); the gate ships when the gain's lower bound is above 0.
 """
 from __future__ import annotations
@@ -45,7 +47,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .doubly_robust import ReaderFit, fit_readers
-from .estimators import Logged
+from .estimators import Logged, mean_interval
 from .features import baseline_score, feature_vector
 from .policy import position_marginals, sample, slate_propensity
 from .service import Corpus, OfflineService, load_corpus
@@ -472,8 +474,14 @@ def estimator_names(config: BenchConfig) -> list[str]:
     names = ["ips-slate", "snips-slate", "ips-cascade", "snips-cascade", "ips-position", "snips-position", "pi", "wpi"]
     for c in config.clips:
         names += [f"ips-cascade-clip{c:g}", f"snips-cascade-clip{c:g}"]
-    names += ["dr", "dr-unclipped-model"] + [f"switch-dr-{t:g}" for t in config.taus] + ["dm"]
+    names += ["dr"] + [f"dr-{m}" for m in DR_INTERVALS]
+    names += ["dr-unclipped-model"] + [f"switch-dr-{t:g}" for t in config.taus] + ["dm"]
     return names
+
+
+# Cascade-DR's values with the other interval constructions of estimators.mean_interval (the bootstrap ones on the
+# replicate's shared resamples, so a paired gain resamples the impressions once for both policies).
+DR_INTERVALS = ("percentile", "bca", "bootstrap-t", "bernstein", "betting")
 
 
 def _estimators(config: BenchConfig, rep: Replicate, wc: np.ndarray, wp: np.ndarray, pi_w: np.ndarray,
@@ -492,6 +500,8 @@ def _estimators(config: BenchConfig, rep: Replicate, wc: np.ndarray, wp: np.ndar
         out[f"ips-cascade-clip{c:g}"] = ("mean", ips_terms(w, r))
         out[f"snips-cascade-clip{c:g}"] = ("ratio", (w * r, w))
     out["dr"] = ("mean", dr_terms(baseline, correction))
+    for m in DR_INTERVALS:
+        out[f"dr-{m}"] = (f"mean:{m}", out["dr"][1])
     out["dr-unclipped-model"] = ("mean", raw)
     for t in config.taus:
         out[f"switch-dr-{t:g}"] = ("mean", switch_terms(baseline, correction, wc, t))
@@ -502,6 +512,8 @@ def _estimators(config: BenchConfig, rep: Replicate, wc: np.ndarray, wp: np.ndar
 def _point_and_interval(kind: str, data: Any, counts: np.ndarray) -> tuple[float, float, float]:
     if kind == "mean":
         return normal_interval(data)
+    if kind.startswith("mean:"):
+        return mean_interval(data, kind[5:], counts=counts)
     num, den = data
     return (ratio_value(num, den), *percentile_interval(ratio_boot(num, den, counts)))
 
@@ -510,6 +522,8 @@ def _gain(kind: str, data: Any, base: Any, counts: np.ndarray) -> tuple[float, f
     """The paired gain over the logging policy, on the same impressions (and the same resamples)."""
     if kind == "mean":
         return normal_interval(data - base)
+    if kind.startswith("mean:"):
+        return mean_interval(data - base, kind[5:], counts=counts)
     point = ratio_value(*data) - ratio_value(*base)
     return (point, *percentile_interval(ratio_boot(*data, counts) - ratio_boot(*base, counts)))
 

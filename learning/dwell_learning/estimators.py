@@ -18,6 +18,7 @@ bootstrap percentiles over impressions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -226,3 +227,149 @@ def snips_difference(logged: Logged, score_a, score_b, rate: float, temperature:
         boot.append(snips(wa[idx], r[idx]) - snips(wb[idx], r[idx]))
     lo, hi = np.percentile(np.concatenate(boot), [2.5, 97.5])
     return diff, (float(lo), float(hi))
+
+
+# ---------------------------------------------------------------------------------------------
+# Intervals for the mean of per-impression values (IPS terms, Cascade-DR values, their paired differences).
+#
+# The values of an importance-weighted estimator are skewed: most impressions carry a weight near 0 or 1 and a rare
+# explored one a weight in the hundreds. The normal interval (mean +- z se) then covers less than its level, because
+# the sample's sd misses the tail that it has not drawn. The constructions below differ in what they assume:
+#
+# - normal:     mean +- z sd / sqrt(n) (the central limit theorem; what the gate used).
+# - percentile: the 2.5% and 97.5% quantiles of the mean over bootstrap resamples of impressions (Efron 1979). A
+#               paired gain resamples the impressions once and takes both policies' values of the same resample.
+# - bca:        bias-corrected and accelerated bootstrap (Efron 1987, "Better bootstrap confidence intervals",
+#               JASA 82): the percentile levels moved by the bias correction z0 = Phi^-1(share of resampled means
+#               below the mean) and the acceleration a, from the jackknife; for a mean the leave-one-out means are
+#               (n mean - v_i) / (n - 1), so a = sum d_i^3 / (6 (sum d_i^2)^1.5), d_i = v_i - mean.
+# - bootstrap-t: studentized bootstrap (Hall 1988, "Theoretical comparison of bootstrap confidence intervals",
+#               Ann. Statist. 16): t*_b = (mean*_b - mean) / se*_b; interval [mean - t*_0.975 se, mean - t*_0.025 se].
+# - bernstein:  the empirical Bernstein bound (Maurer & Pontil 2009, "Empirical Bernstein bounds and sample variance
+#               penalization", COLT, Theorem 4) for values in a range of width R, each side at delta = alpha / 2:
+#               mean -+ (sqrt(2 V ln(2 / delta) / n) + 7 R ln(2 / delta) / (3 (n - 1))), V the sample variance.
+#               A valid finite-sample bound only when R bounds the values a priori; with R = the observed range
+#               (`range_=None`, what the gate can do: dwell has no a-priori bound) it is a plug-in approximation.
+# - betting:    the hedged-capital betting interval (Waudby-Smith & Ramdas 2024, "Estimating means of bounded
+#               random variables by betting", JRSS-B 86, Section 4 with the predictable plug-in bets of their eq. 26):
+#               m is in the interval while neither capital process prod_i (1 +- lambda_i (x_i - m)) on the values
+#               rescaled to [0, 1] reaches 2 / alpha; the same plug-in range caveat as bernstein.
+
+INTERVALS = ("normal", "percentile", "bca", "bootstrap-t", "bernstein", "betting")
+
+
+_NORMAL = NormalDist()
+
+
+def _norm_cdf(x: float) -> float:
+    return _NORMAL.cdf(x)
+
+
+def _norm_ppf(p: float) -> float:
+    if p <= 0.0:
+        return -np.inf
+    if p >= 1.0:
+        return np.inf
+    return _NORMAL.inv_cdf(p)
+
+
+def bootstrap_counts(n: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """(n_boot, n): how often each impression is drawn in each bootstrap resample (multinomial, as n draws with
+    replacement). Sharing one matrix between two policies' values pairs their resamples."""
+    return rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot).astype(np.float64)
+
+
+def mean_interval(values: np.ndarray, method: str = "normal", level: float = 0.95, counts: np.ndarray | None = None,
+                  seed: int = 0, n_boot: int = 2000, range_: float | None = None) -> tuple[float, float, float]:
+    """The mean of `values` and its `level` interval by `method` (INTERVALS, see above): (mean, lo, hi).
+    Bootstrap methods use `counts` (bootstrap_counts) when given, else n_boot resamples drawn with `seed`."""
+    v = np.asarray(values, dtype=np.float64)
+    n = len(v)
+    m = float(v.mean())
+    alpha = 1.0 - level
+    if n < 2:
+        return m, -np.inf, np.inf
+    sd = float(v.std(ddof=1))
+    if method == "normal":
+        h = _norm_ppf(1 - alpha / 2) * sd / np.sqrt(n)
+        return m, m - h, m + h
+    if method == "bernstein":
+        r = float(v.max() - v.min()) if range_ is None else float(range_)
+        log_term = np.log(2.0 / (alpha / 2))
+        h = np.sqrt(2 * sd ** 2 * log_term / n) + 7 * r * log_term / (3 * (n - 1))
+        return m, m - h, m + h
+    if method == "betting":
+        return (m, *betting_interval(v, alpha, range_))
+    if counts is None:
+        counts = bootstrap_counts(n, n_boot, np.random.default_rng(seed))
+    boot = counts @ v / n
+    if method == "percentile":
+        lo, hi = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
+        return m, float(lo), float(hi)
+    if method == "bca":
+        share = float(np.mean(boot < m) + 0.5 * np.mean(boot == m))
+        z0 = _norm_ppf(min(max(share, 1.0 / (len(boot) + 1)), 1 - 1.0 / (len(boot) + 1)))
+        d = v - m
+        den = 6.0 * float((d ** 2).sum()) ** 1.5
+        a = float((d ** 3).sum()) / den if den > 0 else 0.0
+        levels = []
+        for z in (_norm_ppf(alpha / 2), _norm_ppf(1 - alpha / 2)):
+            levels.append(_norm_cdf(z0 + (z0 + z) / (1 - a * (z0 + z))))
+        lo, hi = np.quantile(boot, levels)
+        return m, float(lo), float(hi)
+    if method == "bootstrap-t":
+        se = sd / np.sqrt(n)
+        second = counts @ (v ** 2) / n
+        var_b = np.maximum(second - boot ** 2, 0.0) * n / (n - 1)
+        se_b = np.sqrt(var_b / n)
+        ok = se_b > 0
+        t = (boot[ok] - m) / se_b[ok]
+        if not ok.any():
+            return m, m, m
+        t_lo, t_hi = np.quantile(t, [alpha / 2, 1 - alpha / 2])
+        return m, float(m - t_hi * se), float(m - t_lo * se)
+    raise ValueError(f"unknown interval method {method!r}")
+
+
+def betting_interval(values: np.ndarray, alpha: float = 0.05, range_: float | None = None,
+                     steps: int = 40) -> tuple[float, float]:
+    """The hedged-capital betting interval of Waudby-Smith & Ramdas (2024) for the mean of values in [lo, lo + R]
+    (lo = the minimum; R = range_ or the observed range, a plug-in then), on the values rescaled to [0, 1]: m is
+    excluded when max_t K_t(m) reaches 1 / alpha, K_t(m) = (K+_t(m) + K-_t(m)) / 2,
+    K+-_t(m) = prod_{i<=t} (1 +- lambda_i(m) (x_i - m)), lambda_i the predictable plug-in
+    sqrt(2 log(2 / alpha) / (sigma^2_{i-1} n)) with the running variance estimate of their eq. (26) (mean 1/2 and
+    variance 1/4 before any data), truncated at 0.5 / m and 0.5 / (1 - m). The kept set is taken to be an interval
+    around the sample mean: each edge by bisection (`steps` halvings) between the mean and 0 or 1. The values are
+    taken in the order given (impressions in logging order)."""
+    v = np.asarray(values, dtype=np.float64)
+    n = len(v)
+    lo_v = float(v.min())
+    r = float(v.max() - lo_v) if range_ is None else float(range_)
+    if r <= 0:
+        return float(v.mean()), float(v.mean())
+    x = np.clip((v - lo_v) / r, 0.0, 1.0)
+    t = np.arange(1, n + 1)
+    mu_hat = (0.5 + np.cumsum(x)) / (t + 1)
+    var_hat = (0.25 + np.cumsum((x - mu_hat) ** 2)) / (t + 1)
+    lam = np.sqrt(2 * np.log(2 / alpha) / (n * np.r_[0.25, var_hat[:-1]]))
+    threshold = np.log(1.0 / alpha)
+
+    def excluded(m: float) -> bool:
+        if m <= 0.0 or m >= 1.0:
+            return True
+        log_kp = np.cumsum(np.log1p(np.minimum(lam, 0.5 / m) * (x - m)))
+        log_km = np.cumsum(np.log1p(-np.minimum(lam, 0.5 / (1 - m)) * (x - m)))
+        return bool((np.logaddexp(log_kp, log_km) + np.log(0.5)).max() >= threshold)
+
+    centre = float(x.mean())
+    edges = []
+    for outer in (0.0, 1.0):
+        inside, out = centre, outer
+        for _ in range(steps):
+            mid = 0.5 * (inside + out)
+            if excluded(mid):
+                out = mid
+            else:
+                inside = mid
+        edges.append(out)
+    return lo_v + r * edges[0], lo_v + r * edges[1]

@@ -108,7 +108,7 @@ def uniform(logged: Logged, name: str) -> float:
 
 def run(impressions: Sequence[Path], signals: Sequence[Path], live: dict[str, Any], out: Path, profile: str = "neural",
         train_share: float = 0.5, epochs: int = 40, seed: int = 1) -> dict[str, Any]:
-    from .loop import judge
+    from .loop import LoopConfig, judge
     from .tf_export import document_weights
     from .train import TrainConfig, train
 
@@ -126,7 +126,8 @@ def run(impressions: Sequence[Path], signals: Sequence[Path], live: dict[str, An
     rate, temperature = uniform(eval_logs, "rate"), uniform(eval_logs, "temperature")
 
     candidate = train(train_logs, live_weights, TrainConfig(epochs=epochs, seed=seed, temperature=temperature))
-    judged = judge(eval_logs, live_weights, candidate, rate, temperature, fit_readers(train_logs), "dr")
+    judged = judge(eval_logs, live_weights, candidate, rate, temperature, fit_readers(train_logs), "dr",
+                   LoopConfig.gate_interval, seed=seed)
     ship = judged.ships
     report: dict[str, Any] = {
         "impressions": {"files": read.files, "read": len(read.impressions), "torn_last_lines": read.torn,
@@ -138,6 +139,7 @@ def run(impressions: Sequence[Path], signals: Sequence[Path], live: dict[str, An
         "live": {"dr": judged.live["dr"].row(), "snips": judged.live["cascade"].row()},
         "candidate": {"dr": judged.candidate["dr"].row(), "snips": judged.candidate["cascade"].row()},
         "gain": judged.gain, "gain_ci": list(judged.gain_ci), "shipped": bool(ship),
+        "gain_interval": LoopConfig.gate_interval, "gain_intervals": {k: list(v) for k, v in judged.gain_intervals.items()},
     }
     out.mkdir(parents=True, exist_ok=True)
     if ship:

@@ -32,7 +32,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .doubly_robust import dr_values, estimate_from_values, fit_readers, gain_from_values
-from .estimators import Logged, estimate, join, snips_difference
+from .estimators import INTERVALS, Logged, bootstrap_counts, estimate, join, mean_interval, snips_difference
 from .export import read_constants
 from .features import baseline_score
 from .network import Weights, forward, linear_weights
@@ -60,6 +60,10 @@ class LoopConfig:
     epochs: int = 40
     gate: str = "dr"                 # the estimator of the ship gate: dr (Cascade-DR), cascade or position; kept at
     #                                  dr by the estimator benchmark (README, "Estimator benchmark")
+    gate_interval: str = "betting"   # --gate dr: its paired gain's 95% interval (estimators.INTERVALS): betting by the
+    #                                  benchmark (README, "The gate's interval and its rule"); normal before
+    gate_support: float = 0.0        # ship only if the candidate's greedy slates lie at least this share among the
+    #                                  live model's logged candidates (support_share; 0: not checked)
     evaluate_on: str = "learned"     # the logs of the estimates: learned (the live model's) or both
     seed: int = 1
     export_every_ship: bool = True
@@ -76,6 +80,7 @@ class LoopConfig:
     arrivals: float = 0.0            # the site's new comments per simulated hour, in steady state
     iteration_hours: float = 1.0     # simulated hours per iteration (a living world's clock)
     recency: float = 0.0             # readers' taste for newer comments: q' loses recency * (1 - freshness) in logit
+    mixture_truth: bool = False      # rows carry the expected dwell of the live and candidate mixtures as served
 
 
 @dataclass
@@ -97,6 +102,7 @@ class Judged:
     candidate: dict[str, Any]
     gain: float
     gain_ci: tuple[float, float]
+    gain_intervals: dict[str, tuple[float, float]] = field(default_factory=dict)   # --gate dr: every construction's
 
     @property
     def ships(self) -> bool:
@@ -106,9 +112,11 @@ class Judged:
 
 
 def judge(evaluation: Logged, live: Weights, candidate: Weights, rate: float, temperature: float,
-          readers_fit: Any, gate: str) -> Judged:
+          readers_fit: Any, gate: str, interval: str = "normal", seed: int = 0) -> Judged:
     """Both models as the mixture policies they are served with (rate, temperature), on `evaluation`; the gain by
-    `gate`: "dr" (Cascade-DR with readers_fit, fitted on other logs; no gain without one), or a SNIPS kind."""
+    `gate`: "dr" (Cascade-DR with readers_fit, fitted on other logs; no gain without one), or a SNIPS kind. With
+    "dr" the gain's 95% interval is `interval`'s (estimators.INTERVALS; bootstrap ones on 2,000 resamples of the
+    impressions, drawn with `seed`, shared by both policies), and every other construction's is kept beside it."""
     live_fn, cand_fn = _mixture_fn(live), _mixture_fn(candidate)
     est_live = {k: estimate(evaluation, live_fn, rate, temperature, k) for k in KINDS}
     est_cand = {k: estimate(evaluation, cand_fn, rate, temperature, k) for k in KINDS}
@@ -116,11 +124,22 @@ def judge(evaluation: Logged, live: Weights, candidate: Weights, rate: float, te
         dr_live = dr_values(evaluation, live_fn, rate, temperature, readers_fit)
         dr_cand = dr_values(evaluation, cand_fn, rate, temperature, readers_fit)
         est_live["dr"], est_cand["dr"] = estimate_from_values(dr_live), estimate_from_values(dr_cand)
+    intervals: dict[str, tuple[float, float]] = {}
     if gate == "dr":
-        gain, gain_ci = gain_from_values(dr_cand, dr_live) if readers_fit is not None else (0.0, (0.0, 0.0))
+        if interval not in INTERVALS:
+            raise ValueError(f"unknown gate interval {interval!r}: one of {INTERVALS}")
+        if readers_fit is None:
+            gain, gain_ci = 0.0, (0.0, 0.0)
+        else:
+            diff = dr_cand - dr_live
+            counts = bootstrap_counts(len(diff), 2000, np.random.default_rng([seed, 29]))
+            for method in INTERVALS:
+                m, lo, hi = mean_interval(diff, method, counts=counts)
+                intervals[method] = (float(lo), float(hi))
+            gain, gain_ci = float(diff.mean()), intervals[interval]
     else:
         gain, gain_ci = snips_difference(evaluation, cand_fn, live_fn, rate, temperature, kind=gate)
-    return Judged(est_live, est_cand, gain, gain_ci)
+    return Judged(est_live, est_cand, gain, gain_ci, intervals)
 
 
 def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weights: Weights | str, hits: int) -> float:
@@ -155,6 +174,34 @@ def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weight
         top = np.argsort(-s, kind="stable")[:hits]
         total += share * readers.expected_dwell(article, [ids[i] for i in top])
     return float(total)
+
+
+def support_share(corpus: Corpus, service: Any, weights: Weights, live: Weights, candidates: int, hits: int) -> float:
+    """What the estimators can see of a model on the live model's logs: per article (by popularity), the share of the
+    model's greedy top `hits` over all the article's comments that lies among the live model's best `candidates` (what
+    the live model's impressions log as candidates), on the current features. The gate's estimates act on the logged
+    candidates only, so a model whose slates leave them is judged on slates it would not show."""
+    inside = 0.0
+    for article, share in corpus.popularity.items():
+        x = service.features(article)
+        logged = np.argsort(-forward(live, x), kind="stable")[:candidates]
+        top = np.argsort(-forward(weights, x), kind="stable")[:hits]
+        inside += share * float(np.isin(top, logged).mean())
+    return float(inside)
+
+
+def supported_value(corpus: Corpus, service: Any, readers: Readers, weights: Weights, live: Weights, candidates: int,
+                    hits: int) -> float:
+    """Diagnostics only: the expected dwell of the model's greedy slate chosen among the live model's best
+    `candidates` comments of each article (the support-restricted value that the estimates aim at)."""
+    value = 0.0
+    for article, share in corpus.popularity.items():
+        ids = corpus.by_article[article]
+        x = service.features(article)
+        logged = np.argsort(-forward(live, x), kind="stable")[:candidates]
+        restricted = logged[np.argsort(-forward(weights, x)[logged], kind="stable")[:hits]]
+        value += share * readers.expected_dwell(article, [ids[i] for i in restricted])
+    return float(value)
 
 
 def new_in_ceiling(corpus: Corpus, readers: Readers, hits: int, is_new: Callable[[str], bool]) -> float:
@@ -241,6 +288,15 @@ def explored_value(corpus: Corpus, service: Any, readers: Readers, weights: Weig
         orders = np.argsort(-keys, axis=1, kind="stable")[:, :hits]
         total += share * float(np.mean([readers.expected_dwell(article, [ids[top[i]] for i in o]) for o in orders]))
     return float(total)
+
+
+def _mixture_value(corpus: Corpus, service: Any, readers: Readers, weights: Weights, config: LoopConfig,
+                   it: int) -> float:
+    """Diagnostics only: the expected dwell per view of the mixture as served, (1 - rate) greedy + rate explored."""
+    greedy = true_value(corpus, service, readers, weights, config.hits)
+    pl = explored_value(corpus, service, readers, weights, config.candidates, config.hits, config.temperature,
+                        np.random.default_rng([config.seed, it, 31]), samples=48)
+    return (1.0 - config.rate) * greedy + config.rate * pl
 
 
 def oracle_views(corpus: Corpus, readers: Readers, views: list[View], rng: np.random.Generator) -> list[dict]:
@@ -394,10 +450,13 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         history.append(joined)
         seconds["train"] = time.time() - t0
         t0 = time.time()
-        judged = judge(evaluation, live, candidate, config.rate, config.temperature, readers_fit, config.gate)
+        judged = judge(evaluation, live, candidate, config.rate, config.temperature, readers_fit, config.gate,
+                       config.gate_interval, seed=config.seed * 1000 + it)
         est_live, est_cand, diff, diff_ci = judged.live, judged.candidate, judged.gain, judged.gain_ci
         seconds["estimate"] = time.time() - t0
-        ship = judged.ships and candidate is not live
+        support = (support_share(corpus, service, candidate, live, config.candidates, config.hits)
+                   if candidate is not live and (config.gate_support > 0 or config.mixture_truth) else None)
+        ship = judged.ships and candidate is not live and (config.gate_support <= 0 or support >= config.gate_support)
         learned_dwell = float(np.mean(dwell["learned"]))
         row: dict[str, Any] = {
             "iteration": it, "mode": mode, "model_version": version, "rate": config.rate,
@@ -420,13 +479,22 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "predicted_dr_hi": predicted_dr["ips_hi"] if predicted_dr else None,
             "live_estimate": {k: e.row() for k, e in est_live.items()},
             "candidate_estimate": {k: e.row() for k, e in est_cand.items()}, "shipped": bool(ship),
-            "gain": diff, "gain_ci": list(diff_ci), "gain_estimator": config.gate,
+            "gain": diff, "gain_ci": list(diff_ci), "gain_estimator": config.gate, "candidate_support": support,
+            "gain_interval": config.gate_interval if config.gate == "dr" else "percentile",
+            "gain_intervals": {k: list(v) for k, v in judged.gain_intervals.items()},
             "true_live": true_value(corpus, service, readers, live, config.hits),
             "true_freshness": true_value(corpus, service, readers, "freshness", config.hits),
             "true_oracle": true_value(corpus, service, readers, "oracle", config.hits),
             "true_ceiling": true_value(corpus, service, readers, "ceiling", config.hits),
             "true_linear": true_value(corpus, service, readers, "linear", config.hits),
             "true_candidate": true_value(corpus, service, readers, candidate, config.hits),
+            # the gate judges the mixtures as served: their exact greedy part and a Monte Carlo Plackett-Luce part
+            # (explored_value, 48 slates an article, the same draws for both)
+            **({"true_candidate_mixture": _mixture_value(corpus, service, readers, candidate, config, it),
+                "true_live_mixture": _mixture_value(corpus, service, readers, live, config, it),
+                "true_candidate_supported": supported_value(corpus, service, readers, candidate, live,
+                                                            config.candidates, config.hits)}
+               if config.mixture_truth and candidate is not live else {}),
             "learned_holdout": float(np.mean(dwell["learned_holdout"])) if dwell["learned_holdout"] else None,
             "learned_served": float(np.mean(dwell["learned_served"])) if dwell["learned_served"] else None,
             "holdout_views": len(dwell["learned_holdout"]),

@@ -62,10 +62,52 @@ def aggregate(runs: dict[int, Path], out: Path) -> dict[str, Any]:
         result["figures"][name] = interval(values) | {"per_seed": values}
     for key in ("shipped_better", "shipped_worse", "kept_better", "kept_worse"):
         result["gate"][key] = int(sum(s["gate"][key] for s in summaries.values()))
+    rows = [json.loads(line) for s in sorted(runs) for line in (runs[s] / "iterations.jsonl").read_text().splitlines()]
+    result["gate_by_interval"] = gate_by_interval(rows)
     (out / "summary.json").write_text(json.dumps(result, indent=1) + "\n")
     (out / "report.md").write_text(report(result))
     plot(runs, out / "learning_curves.png")
     return result
+
+
+CONFUSION = ("shipped_better", "shipped_worse", "kept_better", "kept_worse")
+
+
+def gate_by_interval(rows: Sequence[dict[str, Any]], margin: float = 1.0,
+                     supports: Sequence[float] = (0.8, 0.9)) -> dict[str, Any]:
+    """What each interval construction of the gain (rows' gain_intervals) would have decided on the runs' candidates
+    (ship when its lower bound is above 0), against the truth: the greedy expected dwell of candidate against live
+    (the gate figure of each run), and, where the rows carry them, the mixtures as served; each also counting only
+    the candidates whose true gain is at least `margin` seconds either way ("greedy >= 1 s"). Counterfactual: the
+    candidates are those of the runs' own trajectory, which the construction the runs used decided. Where rows carry
+    the candidate's support share (loop.support_share), each construction is also counted with the support rule
+    ("+ support 0.9": ship only if the share is at least 0.9), for each threshold of `supports`."""
+    out: dict[str, Any] = {}
+    judged = [r for r in rows if r.get("gain_intervals")]
+    truths = {"greedy": ("true_candidate", "true_live", 0.0),
+              f"greedy >= {margin:g} s": ("true_candidate", "true_live", margin),
+              "mixture": ("true_candidate_mixture", "true_live_mixture", 0.0),
+              f"mixture >= {margin:g} s": ("true_candidate_mixture", "true_live_mixture", margin)}
+    for truth, (cand, live, m_) in truths.items():
+        with_truth = [r for r in judged if cand in r and live in r and abs(r[cand] - r[live]) >= m_]
+        if not with_truth:
+            continue
+        methods = sorted({m for r in with_truth for m in r["gain_intervals"]})
+        rules = [(m, None) for m in methods]
+        if all(r.get("candidate_support") is not None for r in with_truth):
+            rules += [(m, thr) for thr in supports for m in methods]
+        table = {}
+        for m, thr in rules:
+            conf = dict.fromkeys(CONFUSION, 0)
+            for r in with_truth:
+                if m not in r["gain_intervals"]:
+                    continue
+                shipped = r["gain_intervals"][m][0] > 0 and (thr is None or r["candidate_support"] >= thr)
+                better = r[cand] > r[live]
+                conf[f"{'shipped' if shipped else 'kept'}_{'better' if better else 'worse'}"] += 1
+            table[m if thr is None else f"{m} + support {thr:g}"] = conf
+        out[truth] = {"candidates": len(with_truth), "by_interval": table}
+    return out
 
 
 def report(result: dict[str, Any]) -> str:
@@ -78,6 +120,13 @@ def report(result: dict[str, Any]) -> str:
     g = result["gate"]
     lines += ["", f"Gate, over all seeds (candidate against the live model in expectation): shipped {g['shipped_better']} better "
               f"and {g['shipped_worse']} worse; kept back {g['kept_better']} better and {g['kept_worse']} worse.", ""]
+    for truth, t in result.get("gate_by_interval", {}).items():
+        lines += [f"Every interval construction on the same {t['candidates']} candidates (counterfactual but for the one "
+                  f"the runs used), against the {truth} truth: shipped better / shipped worse / kept better / kept worse",
+                  "", "| interval | shipped better | shipped worse | kept better | kept worse |", "|---|---|---|---|---|"]
+        for m, c in t["by_interval"].items():
+            lines.append(f"| {m} | " + " | ".join(str(c[k]) for k in CONFUSION) + " |")
+        lines.append("")
     return "\n".join(lines)
 
 

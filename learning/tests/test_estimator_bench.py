@@ -243,7 +243,7 @@ def test_smoke_run_has_every_estimator(tmp_path: Path) -> None:
     text = (tmp_path / "estimators.md").read_text()
     data = json.loads((tmp_path / "estimators.json").read_text())
     names = eb.estimator_names(config)
-    assert len(names) == 17
+    assert len(names) == 17 + len(eb.DR_INTERVALS)
     for name in names:
         assert f"| {name} |" in text
         for target in data["settings"][0]["targets"]:
@@ -256,6 +256,10 @@ def test_smoke_run_has_every_estimator(tmp_path: Path) -> None:
     assert logging["ips-slate"]["bias"] == pytest.approx(logging["ips-cascade"]["bias"])
     assert logging["ips-cascade"]["bias"] == pytest.approx(logging["snips-cascade"]["bias"])
     assert targets[0]["ess_share"] == pytest.approx(1.0)
+    # Cascade-DR with every interval construction: the same estimates, each construction's own interval
+    for t in targets:
+        for m in eb.DR_INTERVALS:
+            assert t["estimators"][f"dr-{m}"]["bias"] == pytest.approx(t["estimators"]["dr"]["bias"])
     assert result["gate"]["bands"]["all targets"]["by_estimator"].keys() == set(names)
     for png in ("coverage_smoke.png", "bias_rmse_smoke.png"):
         assert (tmp_path / png).read_bytes()[:4] == b"\x89PNG"
