@@ -17,10 +17,12 @@ import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.net.InetSocketAddress;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import java.util.logging.Level;
@@ -38,19 +40,24 @@ public final class MetricsProxy implements AutoCloseable {
     public static final int PORT = 19092;
     static final String VALUES_PATH = "/applicationmetrics/v1/values";
     static final String PROMETHEUS_PATH = "/applicationmetrics/v1/prometheus";
+    static final String CONSUMER_VALUES_PATH = "/metrics/v1/values";
 
     private static final Logger log = Logger.getLogger(MetricsProxy.class.getName());
 
     private final HttpServer server;
     private final Supplier<List<MetricsPacket>> packets;
+    private final Supplier<Optional<ConsumerMetrics>> consumers;
     private final String hostname;
 
     /**
      * Serves on the host and port (0: any free port) the metrics of the sources, asked for on each request, to this
-     * machine only (a request from another address gets 403).
+     * machine only (a request from another address gets 403), to each consumer of the application served now what it
+     * lists of them.
      */
-    public MetricsProxy(String host, int port, String hostname, Supplier<List<MetricsPacket>> packets) {
+    public MetricsProxy(String host, int port, String hostname, Supplier<List<MetricsPacket>> packets,
+                        Supplier<Optional<ConsumerMetrics>> consumers) {
         this.packets = packets;
+        this.consumers = consumers;
         this.hostname = hostname;
         try {
             server = HttpServer.create(new InetSocketAddress(host, port), 16);
@@ -59,6 +66,14 @@ public final class MetricsProxy implements AutoCloseable {
             throw new UncheckedIOException("Could not serve metrics on " + host + ":" + port, e);
         }
         server.createContext(VALUES_PATH, exchange -> respond(exchange, "application/json", this::json));
+        server.createContext(CONSUMER_VALUES_PATH, exchange -> {
+            if ( ! exchange.getRequestURI().getPath().equals(CONSUMER_VALUES_PATH)) { // a context matches its path's prefix
+                try (exchange) { exchange.sendResponseHeaders(404, -1); }
+                return;
+            }
+            String consumer = consumerParameter(exchange.getRequestURI().getRawQuery());
+            respond(exchange, "application/json", () -> consumerValues(consumer));
+        });
         server.createContext(PROMETHEUS_PATH, exchange -> respond(exchange, "text/plain; version=0.0.4; charset=utf-8", this::prometheus));
         server.setExecutor(Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, "metrics-proxy");
@@ -73,6 +88,25 @@ public final class MetricsProxy implements AutoCloseable {
     private byte[] json() {
         Node node = new Node("dwell-runtime", hostname, port(), "/metrics/v2/values");
         return GenericJsonUtil.toGenericApplicationModel(Map.of(node, packets.get())).serialize().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The metrics this consumer gets (the default consumer's where it is null or not configured), in Vespa's generic JSON. */
+    private byte[] consumerValues(String requested) {
+        List<MetricsPacket> selected = consumers.get()
+                .map(of -> of.select(packets.get(), of.consumerOrDefault(requested), java.time.Instant.now()))
+                .orElse(List.of()); // no application yet
+        return GenericJsonUtil.toGenericJsonModel(selected).serialize().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The value of the query's consumer parameter, or null where there is none. */
+    static String consumerParameter(String rawQuery) {
+        if (rawQuery == null) return null;
+        for (String pair : rawQuery.split("&")) {
+            int equals = pair.indexOf('=');
+            String name = URLDecoder.decode(equals < 0 ? pair : pair.substring(0, equals), StandardCharsets.UTF_8);
+            if (name.equals("consumer")) return equals < 0 ? "" : URLDecoder.decode(pair.substring(equals + 1), StandardCharsets.UTF_8);
+        }
+        return null;
     }
 
     private byte[] prometheus() {
