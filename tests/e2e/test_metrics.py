@@ -147,3 +147,9 @@ def test_a_consumer_of_services_xml_gets_its_metrics_renamed_and_no_others(runti
     searchnode = lambda packets: sorted((m["dimensions"].get("documenttype", ""), m["dimensions"].get("rankProfile", ""), k)
                                         for m in packets if m["service"] == "vespa.searchnode" for k in m["values"])
     assert searchnode(unknown) == searchnode(default)
+    # the proxy's Prometheus form of the same consumer
+    with urllib.request.urlopen(f"{PROXY}/prometheus/v1/values?consumer=album-metrics", timeout=30) as response:
+        samples = [s for family in text_string_to_metric_families(response.read().decode()) for s in family.samples]
+    counted = [s.value for s in samples if s.name == "album_queries" and s.labels.get("rankProfile") == "default"]
+    assert counted == [before + 4], counted
+    assert not [s for s in samples if s.name.startswith("content_proton_search_protocol")], sorted({s.name for s in samples})

@@ -42,12 +42,17 @@ public final class ConsumerMetrics {
 
     /** The metrics of the packets this consumer gets, of the given time. */
     public List<MetricsPacket> select(List<MetricsPacket> packets, ConsumerId consumer, Instant now) {
+        return selectBuilders(packets, consumer, now).stream().map(MetricsPacket.Builder::build).toList();
+    }
+
+    /** As select, the packets left to build (for Vespa's metrics processors). */
+    public List<MetricsPacket.Builder> selectBuilders(List<MetricsPacket> packets, ConsumerId consumer, Instant now) {
         Map<MetricId, ConfiguredMetric> configured = consumers.getMetricsForConsumer(consumer);
         if (configured == null) throw new IllegalArgumentException("No metrics consumer '" + consumer.id + "'");
         Map<ServiceId, List<MetricsPacket>> byService = new LinkedHashMap<>();
         packets.forEach(packet -> byService.computeIfAbsent(packet.service(), __ -> new ArrayList<>()).add(packet));
 
-        List<MetricsPacket> selected = new ArrayList<>();
+        List<MetricsPacket.Builder> selected = new ArrayList<>();
         byService.forEach((service, ofService) -> {
             String instance = instanceOf(service);
             Map<Map<DimensionId, String>, Map<MetricId, Number>> byDimensions = new LinkedHashMap<>();
@@ -66,7 +71,7 @@ public final class ConsumerMetrics {
                 selected.add(new MetricsPacket.Builder(service).timestamp(now)
                                      .statusCode(first.statusCode()).statusMessage(first.statusMessage())
                                      .putDimension(INSTANCE, instance)
-                                     .addConsumers(Set.of(consumer)).build());
+                                     .addConsumers(Set.of(consumer)));
                 return;
             }
             byDimensions.forEach((dimensions, metrics) -> {
@@ -77,7 +82,7 @@ public final class ConsumerMetrics {
                         .putDimensions(dimensions)
                         .addConsumers(Set.of(consumer));
                 metrics.forEach(builder::putMetric);
-                selected.add(builder.build());
+                selected.add(builder);
             });
         });
         return selected;

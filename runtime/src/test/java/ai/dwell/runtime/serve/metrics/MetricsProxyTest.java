@@ -90,6 +90,18 @@ public class MetricsProxyTest {
             JsonNode asDefault = new ObjectMapper().readTree(unknown.body()).get("services");
             assertEquals(0, asDefault.get(0).get("metrics").get(0).get("values").size(), unknown.body());
             assertEquals(2.5, asDefault.get(1).get("metrics").get(0).get("values").get("queries.rate").asDouble(), unknown.body());
+            HttpResponse<String> v2 = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base + "/metrics/v2/values?consumer=my+metrics")).build(),
+                                                                      HttpResponse.BodyHandlers.ofString());
+            JsonNode v2Services = new ObjectMapper().readTree(v2.body()).get("nodes").get(0).get("services");
+            assertEquals("node.local", new ObjectMapper().readTree(v2.body()).get("nodes").get(0).get("hostname").asText());
+            JsonNode v2Metric = v2Services.get(0).get("metrics").get(0);
+            assertEquals(3, v2Metric.get("values").get("queries").asInt(), v2.body());
+            assertEquals("album", v2Metric.get("dimensions").get("documenttype").asText(), v2.body());
+            assertEquals(null, v2Metric.get("dimensions").get("instance"), "instance is not a public dimension: " + v2.body());
+            HttpResponse<String> prometheus = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base + "/prometheus/v1/values?consumer=my%20metrics")).build(),
+                                                                              HttpResponse.BodyHandlers.ofString());
+            assertTrue(prometheus.body().matches("(?s).*\\nqueries\\{[^}]*documenttype=\"album\"[^}]*} 4\\.0.*"), prometheus.body());
+            assertTrue( ! prometheus.body().contains("queries_rate"), prometheus.body());
             assertEquals(404, HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base + "/metrics/v1/valuesX")).build(),
                                                               HttpResponse.BodyHandlers.ofString()).statusCode());
         }
