@@ -1,6 +1,7 @@
 """Metrics as Vespa exposes them (issue 20): the container's /prometheus/v1/values and /metrics/v2/values, which ask
 the metrics proxy on port 19092 as in Vespa, serve the content nodes' metrics under proton's names and the container's
-own, live. Scraped with the Prometheus client library's own text parser."""
+own, live. Scraped with the Prometheus client library's own text parser. The metrics proxy's /metrics/v1/values serves
+each consumer of services.xml's admin/metrics what it lists (issue 18)."""
 from __future__ import annotations
 
 import re
@@ -97,3 +98,58 @@ def test_the_content_nodes_state_api_has_their_metrics(runtime: Runtime) -> None
     values = {(m["name"], tuple(sorted(m.get("dimensions", {}).items()))): m["values"] for m in state["metrics"]["values"]}
     assert values[("content.proton.documentdb.documents.active", (("documenttype", "album"),))] == {"last": 4}
     assert values[("content.proton.search_protocol.query.latency", ())]["count"] >= 5
+
+
+PROXY = "http://localhost:19092"
+
+
+def consumer_values(consumer: str | None) -> list[dict]:
+    """The metrics proxy's /metrics/v1/values for the consumer: each service's packets, name, values and dimensions."""
+    query = "" if consumer is None else f"?consumer={consumer}"
+    status, body = http("GET", f"{PROXY}/metrics/v1/values{query}")
+    assert status == 200, body
+    return [dict(metric, service=service["name"]) for service in body["services"] for metric in service["metrics"]]
+
+
+def album_queries() -> float:
+    found = [m["values"]["album_queries"] for m in consumer_values("album-metrics")
+             if "album_queries" in m["values"] and m["dimensions"].get("documenttype") == "album"
+             and m["dimensions"].get("rankProfile") == "default"]
+    assert len(found) <= 1, found
+    return found[0] if found else 0
+
+
+def test_a_consumer_of_services_xml_gets_its_metrics_renamed_and_no_others(runtime: Runtime) -> None:
+    """music's services.xml lists content.proton.documentdb.matching.rank_profile.queries.count as album_queries for
+    consumer album-metrics: after N queries it counts N more (the content node's counts are cumulative here), under its
+    display name, and the metrics of Vespa's default consumer that the consumer does not list are not there."""
+    before = album_queries()
+    for _ in range(4):
+        assert search(yql="select * from album where true")["root"]["fields"]["totalCount"] == 4
+    assert album_queries() == before + 4
+    mine = consumer_values("album-metrics")
+    packet = next(m for m in mine if "album_queries" in m["values"])
+    assert packet["service"] == "vespa.searchnode"
+    assert packet["dimensions"] == {"metrictype": "standard", "instance": "searchnode", "clusterid": "music",
+                                    "distributionkey": "0", "documenttype": "album", "rankProfile": "default"}, packet
+    names = {name for m in mine for name in m["values"]}
+    default = consumer_values(None)
+    default_names = {name for m in default for name in m["values"]}
+    for absent in ("content.proton.documentdb.matching.rank_profile.queries.count",  # its own name: renamed
+                   "content.proton.search_protocol.query.latency.count", "content.proton.documentdb.documents.active.last"):
+        assert absent not in names, sorted(names)
+    assert {"content.proton.search_protocol.query.latency.count", "content.proton.documentdb.documents.active.last"} <= default_names
+    assert "album_queries" not in default_names
+    assert not [name for name in names | default_names if name.startswith("dwell.") or name.startswith("content.dwell.")]
+    # a consumer that is not configured gets the default consumer's metrics (the content node's: the container's may
+    # have taken a new snapshot in between)
+    unknown = consumer_values("no-such-consumer")
+    searchnode = lambda packets: sorted((m["dimensions"].get("documenttype", ""), m["dimensions"].get("rankProfile", ""), k)
+                                        for m in packets if m["service"] == "vespa.searchnode" for k in m["values"])
+    assert searchnode(unknown) == searchnode(default)
+    # the proxy's Prometheus form of the same consumer
+    with urllib.request.urlopen(f"{PROXY}/prometheus/v1/values?consumer=album-metrics", timeout=30) as response:
+        samples = [s for family in text_string_to_metric_families(response.read().decode()) for s in family.samples]
+    counted = [s.value for s in samples if s.name == "album_queries" and s.labels.get("rankProfile") == "default"]
+    assert counted == [before + 4], counted
+    assert not [s for s in samples if s.name.startswith("content_proton_search_protocol")], sorted({s.name for s in samples})

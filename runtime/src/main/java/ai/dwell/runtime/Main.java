@@ -7,6 +7,7 @@ import ai.dwell.runtime.serve.configserver.ConfigServer;
 import ai.dwell.runtime.serve.metrics.ContainerMetrics;
 import ai.dwell.runtime.serve.metrics.ContentMetrics;
 import ai.dwell.runtime.serve.metrics.MetricsProxy;
+import ai.dwell.runtime.serve.metrics.ModelConsumers;
 import ai.dwell.runtime.serve.container.LocalHosts;
 
 import java.nio.file.Path;
@@ -67,7 +68,8 @@ public class Main {
         // which the runtime's hosts file may give any loopback address, so every address, answering loopback only
         MetricsProxy metricsProxy = new MetricsProxy("0.0.0.0", MetricsProxy.PORT, "localhost",
                                                      MetricsProxy.all(new ContainerMetrics(() -> java.net.URI.create("http://localhost:" + runtime.containerPort() + "/state/v1/metrics")),
-                                                                      new ContentMetrics(runtime::contentServing)));
+                                                                      new ContentMetrics(runtime::contentServing)),
+                                                     new ModelConsumers(runtime::servingModel));
         CountDownLatch stopped = new CountDownLatch(1);
         java.lang.Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.info("Stopping");

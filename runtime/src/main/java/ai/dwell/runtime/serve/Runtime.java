@@ -92,6 +92,12 @@ public class Runtime implements Deployments, AutoCloseable {
         return generation == null ? null : generation.content();
     }
 
+    /** Vespa's model of the package served now, or null while none is. */
+    public VespaModel servingModel() {
+        Generation generation = serving;
+        return generation == null ? null : generation.model();
+    }
+
     /** The port of the container serving now (8080 while none is). */
     public int containerPort() {
         Generation generation = serving;
