@@ -4,11 +4,20 @@ import ai.dwell.runtime.engine.group.GroupingBlob;
 import ai.dwell.runtime.rank.DwellPackage;
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.index.IndexingScripts;
+import ai.dwell.runtime.serve.deploy.ContentClusterConfigs;
+import com.yahoo.language.simple.SimpleLinguistics;
+import com.yahoo.vespa.configdefinition.IlscriptsConfig;
+import com.yahoo.vespa.model.VespaModel;
 import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentTypeManager;
+import com.yahoo.document.DataType;
+import com.yahoo.document.MapDataType;
+import com.yahoo.document.datatypes.Array;
+import com.yahoo.document.datatypes.BoolFieldValue;
 import com.yahoo.document.datatypes.FloatFieldValue;
+import com.yahoo.document.datatypes.MapFieldValue;
 import com.yahoo.document.datatypes.IntegerFieldValue;
 import com.yahoo.document.datatypes.LongFieldValue;
 import com.yahoo.document.datatypes.StringFieldValue;
@@ -19,6 +28,7 @@ import com.yahoo.search.grouping.vespa.GroupingExecutor;
 import com.yahoo.searchlib.aggregation.AggregationResult;
 import com.yahoo.searchlib.aggregation.AverageAggregationResult;
 import com.yahoo.searchlib.aggregation.CountAggregationResult;
+import com.yahoo.searchlib.aggregation.ExpressionCountAggregationResult;
 import com.yahoo.searchlib.aggregation.MaxAggregationResult;
 import com.yahoo.searchlib.aggregation.MinAggregationResult;
 import com.yahoo.searchlib.aggregation.StandardDeviationAggregationResult;
@@ -35,6 +45,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +63,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 public class GroupingTest {
 
-    private record Comment(String id, String article, String author, int upvotes) {}
+    /** A comment with multi-value fields this test adds to the schema: tags (an array), props (a map) and a bool. */
+    private record Comment(String id, String article, String author, int upvotes, List<String> tags, Map<String, String> props, boolean flagged) {
+        Comment(String id, String article, String author, int upvotes) {
+            this(id, article, author, upvotes, TAGS.get(id), PROPS.get(id), upvotes % 2 == 1);
+        }
+    }
+
+    // g2 holds "x" twice, g4 and g7 no tags; g4 has no props, g5 no "mood"
+    private static final Map<String, List<String>> TAGS = Map.of(
+            "g0", List.of("x", "y"), "g1", List.of("y"), "g2", List.of("x", "z", "x"), "g3", List.of("z"), "g4", List.of(),
+            "g5", List.of("y", "z"), "g6", List.of("x"), "g7", List.of(), "g8", List.of("w", "x", "y"));
+    private static final Map<String, Map<String, String>> PROPS = Map.of(
+            "g0", Map.of("mood", "happy", "lang", "en"), "g1", Map.of("mood", "sad"), "g2", Map.of("mood", "happy", "lang", "no"),
+            "g3", Map.of("lang", "en", "mood", "hazy"), "g4", Map.of(), "g5", Map.of("lang", "no"),
+            "g6", Map.of("mood", "sad", "lang", "en"), "g7", Map.of("mood", "happy"), "g8", Map.of("lang", "de", "mood", "happy"));
 
     private static final List<Comment> comments = List.of(
             new Comment("g0", "a", "ann", 1), new Comment("g1", "a", "bob", 9), new Comment("g2", "b", "ann", 3),
@@ -60,10 +86,36 @@ public class GroupingTest {
 
     private static ContentNode[] nodes;
 
+    /** dwell's package with tags, props and flagged added to the comment document, for grouping on multi-value attributes. */
+    private static Path packageWithMultiValueFields() throws java.io.IOException {
+        Path copy = DwellPackage.copyTo(Files.createTempDirectory("dwell-grouping").resolve("application"));
+        Path schema = copy.resolve("schemas/comment.sd");
+        String text = Files.readString(schema);
+        int at = text.indexOf('{', text.indexOf("document comment"));
+        Files.writeString(schema, text.substring(0, at + 1) + """
+
+                        field tags type array<string> {
+                            indexing: attribute
+                        }
+                        field props type map<string, string> {
+                            indexing: summary
+                            struct-field key { indexing: attribute }
+                            struct-field value { indexing: attribute }
+                        }
+                        field flagged type bool {
+                            indexing: attribute
+                        }
+                """ + text.substring(at + 1));
+        return copy;
+    }
+
     @BeforeAll
-    static void setUp() {
-        ContentClusterConfig cluster = DwellPackage.cluster();
-        IndexingScripts indexing = DwellPackage.indexing(cluster);
+    static void setUp() throws java.io.IOException {
+        Path app = packageWithMultiValueFields();
+        VespaModel model = DwellPackage.model(app);
+        ContentClusterConfig cluster = ContentClusterConfigs.from(model, "dwell", app);
+        IlscriptsConfig scripts = model.getConfig(IlscriptsConfig.class, "dwell_container/docprocchains/chain/indexing/component/com.yahoo.docprocs.indexing.IndexingProcessor");
+        IndexingScripts indexing = new IndexingScripts(scripts, new DocumentTypeManager(cluster.documentManager()), new SimpleLinguistics(), DwellPackage.embedders());
         DocumentTypeManager types = indexing.documentTypes();
         nodes = new ContentNode[] { new ContentNode(cluster, 0), new ContentNode(cluster, 1), new ContentNode(cluster, 2) };
         int i = 0;
@@ -77,6 +129,13 @@ public class GroupingTest {
             doc.setFieldValue("created_at", new LongFieldValue(created(i)));
             doc.setFieldValue("upvotes", new IntegerFieldValue(c.upvotes()));
             doc.setFieldValue("uppercase_ratio", new FloatFieldValue(ratio(c)));
+            Array<StringFieldValue> tags = new Array<>(DataType.getArray(DataType.STRING));
+            for (String tag : c.tags()) tags.add(new StringFieldValue(tag));
+            doc.setFieldValue("tags", tags);
+            MapFieldValue<StringFieldValue, StringFieldValue> props = new MapFieldValue<>(new MapDataType(DataType.STRING, DataType.STRING));
+            for (Map.Entry<String, String> p : new TreeMap<>(c.props()).entrySet()) props.put(new StringFieldValue(p.getKey()), new StringFieldValue(p.getValue()));
+            doc.setFieldValue("props", props);
+            doc.setFieldValue("flagged", new BoolFieldValue(c.flagged()));
             nodes[i++ % 3].put(indexing.process(doc));
         }
     }
@@ -129,9 +188,9 @@ public class GroupingTest {
 
     @Test
     void unsupportedAggregatorIsAnErrorNamingIt() {
-        SearchProtocol.SearchReply reply = nodes[0].search(request("all(group(article_id) output(count()) each(output(sum(upvotes))))"));
+        SearchProtocol.SearchReply reply = nodes[0].search(request("all(group(article_id) each(output(xor(md5(cat(author_id, upvotes), 64)))))"));
         assertEquals(1, reply.getErrorsCount());
-        assertTrue(reply.getErrors(0).getMessage().contains("ExpressionCountAggregationResult"), reply.getErrors(0).getMessage());
+        assertTrue(reply.getErrors(0).getMessage().contains("MD5BitFunctionNode"), reply.getErrors(0).getMessage());
         assertTrue(reply.getGroupingBlob().isEmpty());
         reply = nodes[0].search(request("all(group(normalizesubject(author_id)) each(output(count())))"));
         assertEquals(1, reply.getErrorsCount());
@@ -281,6 +340,80 @@ public class GroupingTest {
         Group floats = group("all(group(fixedwidth(uppercase_ratio, 0.5)) each(output(count())))");
         Map<Double, Long> floatBuckets = comments.stream().collect(Collectors.groupingBy(c -> Math.floor(ratio(c) / 0.5) * 0.5, TreeMap::new, Collectors.counting()));
         assertEquals(floatBuckets.keySet().stream().toList(), floats.getChildren().stream().map(g -> ((FloatBucketResultNode) g.getId()).getFrom()).toList());
+    }
+
+    @Test
+    void countOfGroupsIsMergedFromEachNodesSketch() {
+        // every article and author is on several of the three nodes: the merged sketch counts each once
+        Group root = group("all(group(author_id) output(count()) each(output(count())))");
+        ExpressionCountAggregationResult authors = result(root, ExpressionCountAggregationResult.class);
+        assertEquals(counts(Comment::author).size(), authors.getEstimatedUniqueCount());
+        assertEquals(4, authors.getEstimatedUniqueCount()); // ann, bob, cy, dan
+        // per article, the number of its authors' groups: a ann bob dan, b ann bob, c cy ann
+        Group articles = group("all(group(article_id) each(all(group(author_id) output(count()) each(output(count())))))");
+        Map<String, Long> authorsPerArticle = new TreeMap<>();
+        for (Group article : articles.getChildren())
+            authorsPerArticle.put(article.getId().getString(), result(article, ExpressionCountAggregationResult.class).getEstimatedUniqueCount());
+        Map<String, Long> expected = comments.stream().collect(Collectors.groupingBy(Comment::article, TreeMap::new,
+                Collectors.collectingAndThen(Collectors.mapping(Comment::author, Collectors.toSet()), set -> (long) set.size())));
+        assertEquals(expected, authorsPerArticle);
+        assertEquals(Map.of("a", 3L, "b", 2L, "c", 2L), authorsPerArticle);
+        // of buckets and of integer values: upvotes 0..9 in buckets of 3 (0 3 6 9), 9 distinct values
+        assertEquals(4, result(group("all(group(fixedwidth(upvotes, 3)) output(count()) each(output(count())))"),
+                               ExpressionCountAggregationResult.class).getEstimatedUniqueCount());
+        assertEquals(comments.stream().map(Comment::upvotes).distinct().count(),
+                     result(group("all(group(upvotes) output(count()) each(output(count())))"), ExpressionCountAggregationResult.class).getEstimatedUniqueCount());
+    }
+
+    @Test
+    void multiValueAttributesGiveOneGroupPerElement() {
+        Map<String, Long> expected = new TreeMap<>();
+        for (Comment c : comments) for (String tag : c.tags()) expected.merge(tag, 1L, Long::sum); // g2's two x count twice
+        assertEquals(Map.of("w", 1L, "x", 5L, "y", 4L, "z", 3L), expected);
+        assertEquals(expected, new TreeMap<>(childCounts(group("all(group(tags) each(output(count())))"))));
+        // sums over the elements' groups, nested below an article, and a filter on the element
+        Group root = group("all(group(article_id) each(all(group(tags) filter(not regex(\"w\", tags)) each(output(count(), sum(upvotes))))))");
+        Map<String, Long> sums = new TreeMap<>(), found = new TreeMap<>();
+        for (Comment c : comments) for (String tag : c.tags()) if ( ! tag.equals("w")) sums.merge(c.article() + "/" + tag, (long) c.upvotes(), Long::sum);
+        for (Group article : root.getChildren())
+            for (Group tag : article.getChildren())
+                found.put(article.getId().getString() + "/" + tag.getId().getString(), result(tag, SumAggregationResult.class).getSum().getInteger());
+        assertEquals(sums, found);
+    }
+
+    @Test
+    void mapKeysAndValuesGroupedTogetherAndLookedUp() {
+        // group(props.key) binds the struct props to the key's element, so props.value below is the value of that key
+        Group root = group("all(group(props.key) each(output(count()) all(group(props.value) each(output(count())))))");
+        Map<String, Long> pairs = new TreeMap<>(), expected = new TreeMap<>();
+        for (Comment c : comments) for (var p : c.props().entrySet()) expected.merge(p.getKey() + "=" + p.getValue(), 1L, Long::sum);
+        for (Group key : root.getChildren())
+            for (Group value : key.getChildren())
+                pairs.put(key.getId().getString() + "=" + value.getId().getString(), result(value, CountAggregationResult.class).getCount());
+        assertEquals(expected, pairs);
+        assertEquals(4L, pairs.get("mood=happy"));
+        // props{"mood"}: the value of the key, "" where a document has none (g4, g5)
+        Map<String, Long> moods = comments.stream().collect(Collectors.groupingBy(c -> c.props().getOrDefault("mood", ""), TreeMap::new, Collectors.counting()));
+        assertEquals(moods, new TreeMap<>(childCounts(group("all(group(props{\"mood\"}) each(output(count())))"))));
+        assertEquals(2L, moods.get(""));
+        // the guide's filter on a map lookup: documents whose mood starts with "ha" (happy, hazy), per author
+        Map<String, Long> filtered = comments.stream().filter(c -> c.props().getOrDefault("mood", "").startsWith("ha"))
+                .collect(Collectors.groupingBy(Comment::author, TreeMap::new, Collectors.counting()));
+        assertEquals(filtered, new TreeMap<>(childCounts(group("all(group(author_id) filter(regex(\"ha.*\", props{\"mood\"})) each(output(count())))"))));
+        // a lookup with the key from another attribute: props{author_id} (no comment has its author as a key)
+        assertEquals(Map.of("", (long) comments.size()), childCounts(group("all(group(props{author_id}) each(output(count())))")));
+    }
+
+    @Test
+    void isTrueFilterOnABoolAttribute() {
+        Map<String, Long> odd = comments.stream().filter(Comment::flagged)
+                .collect(Collectors.groupingBy(Comment::author, TreeMap::new, Collectors.counting()));
+        assertEquals(Map.of("ann", 3L, "bob", 1L, "dan", 1L), odd); // upvotes 1 3 7, 9, 5
+        assertEquals(odd, new TreeMap<>(childCounts(group("all(group(author_id) filter(istrue(flagged)) each(output(count())))"))));
+        assertEquals(Map.of("bob", 2L, "cy", 1L, "ann", 1L), childCounts(group("all(group(author_id) filter(not istrue(flagged)) each(output(count())))")));
+        SearchProtocol.SearchReply reply = nodes[0].search(request("all(group(author_id) filter(istrue(upvotes)) each(output(count())))"));
+        assertEquals(1, reply.getErrorsCount());
+        assertTrue(reply.getErrors(0).getMessage().contains("istrue() requires input to be type bool"), reply.getErrors(0).getMessage());
     }
 
     private static List<String> ids(Group group) {

@@ -3,6 +3,11 @@ package ai.dwell.runtime.engine.group;
 import ai.dwell.runtime.index.DocumentIndex;
 import com.yahoo.searchlib.aggregation.AverageAggregationResult;
 import com.yahoo.searchlib.aggregation.CountAggregationResult;
+import com.yahoo.searchlib.aggregation.ExpressionCountAggregationResult;
+import com.yahoo.searchlib.aggregation.hll.HyperLogLog;
+import com.yahoo.searchlib.aggregation.hll.HyperLogLogEstimator;
+import com.yahoo.searchlib.aggregation.hll.NormalSketch;
+import com.yahoo.searchlib.aggregation.hll.SparseSketch;
 import com.yahoo.searchlib.aggregation.FS4Hit;
 import com.yahoo.searchlib.aggregation.HitsAggregationResult;
 import com.yahoo.searchlib.aggregation.MaxAggregationResult;
@@ -14,6 +19,11 @@ import com.yahoo.searchlib.expression.FloatResultNode;
 import com.yahoo.searchlib.expression.IntegerResultNode;
 import com.yahoo.searchlib.expression.SingleResultNode;
 import com.yahoo.searchlib.expression.StringResultNode;
+import net.jpountz.xxhash.XXHash32;
+import net.jpountz.xxhash.XXHashFactory;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * One aggregator of one group: collects the group's documents and writes its partial result into the group's
@@ -181,6 +191,38 @@ abstract class Accumulator {
         }
         @Override void write() { // the result was sent empty (0, 0, 0); it has no setters
             result.merge(new StandardDeviationAggregationResult(count, sum, sumOfSquares));
+        }
+    }
+
+
+    /**
+     * count() of groups: as proton's ExpressionCountAggregationResult, each document's group id of the level below
+     * hashed (its ResultNode hash, then XXH32 of those 8 bytes with seed 42) into a HyperLogLog sketch, sparse (the
+     * distinct hashes, so exact but for hash collisions) up to 256 hashes and a normal sketch beyond, which the
+     * container merges over the nodes (searchlib's SketchMerger) and estimates the count from.
+     */
+    static final class GroupCount extends Accumulator {
+        private static final XXHash32 xxHash32 = XXHashFactory.fastestJavaInstance().hash32();
+        private final ExpressionCountAggregationResult result;
+        private final GroupClassifier groupIds;
+        private final byte[] bytes = new byte[8];
+        private final ByteBuffer buffer = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        private SparseSketch sparse = new SparseSketch();
+        private NormalSketch normal;
+        GroupCount(ExpressionCountAggregationResult result, GroupClassifier groupIds) { this.result = result; this.groupIds = groupIds; }
+        @Override void add(int lid, double rank) {
+            buffer.putLong(0, groupIds.hash(lid, rank));
+            int hash = xxHash32.hash(bytes, 0, 8, 42);
+            if (normal == null && sparse.size() > HyperLogLog.SPARSE_SKETCH_CONVERSION_THRESHOLD) { // as proton's, before the next
+                normal = new NormalSketch();
+                normal.aggregate(sparse.data());
+                sparse = null;
+            }
+            if (normal != null) normal.aggregate(hash);
+            else sparse.aggregate(hash);
+        }
+        @Override void write() {
+            result.merge(new ExpressionCountAggregationResult(normal != null ? normal : sparse, new HyperLogLogEstimator()));
         }
     }
 

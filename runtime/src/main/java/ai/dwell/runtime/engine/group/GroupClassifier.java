@@ -13,6 +13,7 @@ import com.yahoo.searchlib.expression.StringBucketResultNodeVector;
 import com.yahoo.searchlib.expression.StringResultNode;
 import ai.dwell.runtime.rank.UnsupportedFeatureException;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -21,6 +22,37 @@ import java.util.List;
  * fixedwidth bucket, or a predefined bucket. The key is an object per document (a boxed value or a bucket).
  */
 abstract class GroupClassifier {
+
+    private final GroupValue value;
+
+    GroupClassifier(GroupValue value) { this.value = value; }
+
+    /** The value this classifies by (of a bucket function, its argument). */
+    GroupValue value() { return value; }
+
+    /**
+     * The hash of the document's group id, as proton's ResultNode hash() of it, which count() of groups (its
+     * HyperLogLog sketch) counts: an integer (an integer bucket's lower bound) itself, a float (a float bucket's lower
+     * bound) by its bits, a string by the xor of its UTF-8 bytes as little-endian 64-bit words, a string bucket 0.
+     */
+    long hash(int lid, double rank) { return hashOf(id(key(lid, rank))); }
+
+    static long hashOf(ResultNode id) {
+        if (id instanceof IntegerResultNode integer) return integer.getInteger();
+        if (id instanceof FloatResultNode floating) return Double.doubleToRawLongBits(floating.getFloat());
+        if (id instanceof StringResultNode string) return hashOf(string.getString());
+        if (id instanceof IntegerBucketResultNode bucket) return bucket.getFrom();
+        if (id instanceof FloatBucketResultNode bucket) return Double.doubleToRawLongBits(bucket.getFrom());
+        if (id instanceof StringBucketResultNode) return 0;
+        throw new IllegalStateException("Unexpected group id " + id.getClass().getSimpleName());
+    }
+
+    static long hashOf(String string) {
+        byte[] bytes = string.getBytes(StandardCharsets.UTF_8);
+        long hash = 0;
+        for (int i = 0; i < bytes.length; i++) hash ^= (bytes[i] & 0xffL) << (8 * (i % 8));
+        return hash;
+    }
 
     /** The key of the document's group. */
     abstract Object key(int lid, double rank);
@@ -34,17 +66,20 @@ abstract class GroupClassifier {
     /** Groups by the value itself. */
     static GroupClassifier of(GroupValue value) {
         return switch (value.type()) {
-            case INTEGER -> new GroupClassifier() {
+            case INTEGER -> new GroupClassifier(value) {
+                @Override long hash(int lid, double rank) { return value.integer(lid, rank); }
                 @Override Object key(int lid, double rank) { return value.integer(lid, rank); }
                 @Override ResultNode id(Object key) { return new IntegerResultNode((Long) key); }
                 @Override Object keyOf(ResultNode id) { return id.getInteger(); }
             };
-            case FLOAT -> new GroupClassifier() {
+            case FLOAT -> new GroupClassifier(value) {
+                @Override long hash(int lid, double rank) { return Double.doubleToRawLongBits(value.floating(lid, rank)); }
                 @Override Object key(int lid, double rank) { return value.floating(lid, rank); }
                 @Override ResultNode id(Object key) { return new FloatResultNode((Double) key); }
                 @Override Object keyOf(ResultNode id) { return id.getFloat(); }
             };
-            case STRING -> new GroupClassifier() {
+            case STRING -> new GroupClassifier(value) {
+                @Override long hash(int lid, double rank) { return hashOf(value.string(lid, rank)); }
                 @Override Object key(int lid, double rank) { return value.string(lid, rank); }
                 @Override ResultNode id(Object key) { return new StringResultNode((String) key); }
                 @Override Object keyOf(ResultNode id) { return id.getString(); }
@@ -66,7 +101,7 @@ abstract class GroupClassifier {
             throw new UnsupportedFeatureException("Grouping function fixedwidth of a string is not supported by this content engine");
         if (value.type() == GroupValue.Type.INTEGER) {
             long w = width.getInteger();
-            return new GroupClassifier() {
+            return new GroupClassifier(value) {
                 @Override Object key(int lid, double rank) {
                     long n = value.integer(lid, rank);
                     long from = n, to = n;
@@ -93,7 +128,7 @@ abstract class GroupClassifier {
             };
         }
         double w = width.getFloat();
-        return new GroupClassifier() {
+        return new GroupClassifier(value) {
             @Override Object key(int lid, double rank) {
                 double n = value.floating(lid, rank);
                 if ( ! (w > 0)) return new FloatRange(n, n);
@@ -121,7 +156,7 @@ abstract class GroupClassifier {
             List<IntegerBucketResultNode> list = integers.getVector();
             long[] from = list.stream().mapToLong(IntegerBucketResultNode::getFrom).toArray();
             long[] to = list.stream().mapToLong(IntegerBucketResultNode::getTo).toArray();
-            return new Predefined(list) {
+            return new Predefined(value, list) {
                 @Override Object key(int lid, double rank) {
                     long n = value.integer(lid, rank);
                     for (int i = 0; i < from.length; i++) if (n >= from[i] && n < to[i]) return i;
@@ -134,7 +169,7 @@ abstract class GroupClassifier {
             List<FloatBucketResultNode> list = floats.getVector();
             double[] from = list.stream().mapToDouble(FloatBucketResultNode::getFrom).toArray();
             double[] to = list.stream().mapToDouble(FloatBucketResultNode::getTo).toArray();
-            return new Predefined(list) {
+            return new Predefined(value, list) {
                 @Override Object key(int lid, double rank) {
                     double n = value.floating(lid, rank);
                     for (int i = 0; i < from.length; i++) if (n >= from[i] && n < to[i]) return i;
@@ -147,7 +182,7 @@ abstract class GroupClassifier {
             List<StringBucketResultNode> list = strings.getVector();
             ResultNode[] from = list.stream().map(b -> (ResultNode) Members.get(b, "from")).toArray(ResultNode[]::new);
             ResultNode[] to = list.stream().map(b -> (ResultNode) Members.get(b, "to")).toArray(ResultNode[]::new);
-            return new Predefined(list) {
+            return new Predefined(value, list) {
                 @Override Object key(int lid, double rank) {
                     StringResultNode n = new StringResultNode(value.string(lid, rank));
                     for (int i = 0; i < from.length; i++) if (from[i].compareTo(n) <= 0 && to[i].compareTo(n) > 0) return i;
@@ -161,7 +196,7 @@ abstract class GroupClassifier {
 
     private abstract static class Predefined extends GroupClassifier {
         private final List<? extends ResultNode> buckets;
-        Predefined(List<? extends ResultNode> buckets) { this.buckets = buckets; }
+        Predefined(GroupValue value, List<? extends ResultNode> buckets) { super(value); this.buckets = buckets; }
         abstract ResultNode nullBucket();
         @Override ResultNode id(Object key) {
             int bucket = (Integer) key;

@@ -1,8 +1,10 @@
 package ai.dwell.runtime.engine.group;
 
 import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.index.MultiValueAttribute;
 import ai.dwell.runtime.rank.UnsupportedFeatureException;
 import com.yahoo.searchlib.expression.AddFunctionNode;
+import com.yahoo.searchlib.expression.AttributeMapLookupNode;
 import com.yahoo.searchlib.expression.AttributeNode;
 import com.yahoo.searchlib.expression.ConstantNode;
 import com.yahoo.searchlib.expression.DivideFunctionNode;
@@ -28,7 +30,9 @@ import com.yahoo.searchlib.expression.ToStringFunctionNode;
 import com.yahoo.vespa.config.search.AttributesConfig;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Compiles the expressions of a grouping request (searchlib's ExpressionNode trees, as the container's
@@ -38,10 +42,33 @@ import java.util.List;
 final class GroupValues {
 
     private final DocumentIndex index;
+    /** Structs (or multi-value attributes) bound to a level's current element, as proton's CurrentIndexSetup. */
+    private final Map<String, LeafValues.ElementIndex> bound = new HashMap<>();
 
     GroupValues(DocumentIndex index) { this.index = index; }
 
+    /**
+     * A level's group-by expression: as {@link #compile}, except that a multi-value attribute (unbound) is allowed as
+     * the whole expression, giving the level one group per element (an {@link LeafValues.Element} reading the
+     * element at its index, which the level sets). Struct fields of the same struct in the levels below, their
+     * filters and aggregators then read the element at that index, as proton binds the struct to the level's
+     * current index.
+     */
+    GroupValue compileLevel(ExpressionNode node) {
+        if (node.getClass() == AttributeNode.class) {
+            String name = ((AttributeNode) node).getAttributeName();
+            if (multiValue(name) && ! bound.containsKey(structOf(name))) {
+                LeafValues.ElementIndex index = new LeafValues.ElementIndex();
+                GroupValue element = element(name, index, true);
+                bound.put(structOf(name), index);
+                return element;
+            }
+        }
+        return compile(node);
+    }
+
     GroupValue compile(ExpressionNode node) {
+        if (node instanceof AttributeMapLookupNode lookup) return mapLookup(lookup);
         if (node.getClass() == AttributeNode.class) return attribute(((AttributeNode) node).getAttributeName());
         if (node instanceof ConstantNode constant) return constant(constant.getValue());
         if (node instanceof RelevanceNode) return new LeafValues.Relevance();
@@ -72,11 +99,85 @@ final class GroupValues {
         throw new UnsupportedFeatureException("Grouping expression " + node.getClass().getSimpleName() + " is not supported by this content engine");
     }
 
-    private GroupValue attribute(String name) {
-        AttributesConfig.Attribute config = index.attributeConfig(name)
+    /** The value of istrue(): a bool attribute, as an integer 0 or 1 (proton's BoolResultNode); anything else is refused. */
+    GroupValue compileBool(ExpressionNode node) {
+        if (node.getClass() == AttributeNode.class) {
+            String name = ((AttributeNode) node).getAttributeName();
+            AttributesConfig.Attribute config = config(name);
+            if (config.datatype() == AttributesConfig.Attribute.Datatype.BOOL && config.collectiontype() == AttributesConfig.Attribute.Collectiontype.SINGLE)
+                return new LeafValues.IntegerAttribute(index.attribute(name).orElseThrow());
+        }
+        throw new IllegalArgumentException("istrue() requires input to be type bool, got " + node.getClass().getSimpleName() +
+                                           (node instanceof AttributeNode attribute ? " '" + attribute.getAttributeName() + "'" : ""));
+    }
+
+    /** The struct a multi-value attribute belongs to, as proton resolves it: the name before the last dot, or the name. */
+    private static String structOf(String name) {
+        int dot = name.lastIndexOf('.');
+        return dot < 0 ? name : name.substring(0, dot);
+    }
+
+    private AttributesConfig.Attribute config(String name) {
+        return index.attributeConfig(name)
                 .orElseThrow(() -> new IllegalArgumentException("No attribute '" + name + "' to group on in '" + index.name() + "'"));
-        if (config.collectiontype() != AttributesConfig.Attribute.Collectiontype.SINGLE)
-            throw new UnsupportedFeatureException("Grouping on multi-value attribute '" + name + "' is not supported by this content engine");
+    }
+
+    private boolean multiValue(String name) {
+        return config(name).collectiontype() != AttributesConfig.Attribute.Collectiontype.SINGLE;
+    }
+
+    private GroupValue element(String name, LeafValues.ElementIndex elementIndex, boolean iterated) {
+        if ( ! (index.attribute(name).orElseThrow() instanceof MultiValueAttribute attribute))
+            throw new UnsupportedFeatureException("Grouping on multi-value attribute '" + name + "' of this kind is not supported by this content engine");
+        return new LeafValues.Element(attribute, elementIndex, type(attribute), undefinedInteger(name), iterated);
+    }
+
+    /** The undefined value of an integer attribute of the attribute's width, as proton's getUndefined. */
+    private long undefinedInteger(String name) {
+        return switch (config(name).datatype()) {
+            case INT8 -> Byte.MIN_VALUE;
+            case INT16 -> Short.MIN_VALUE;
+            case INT32 -> Integer.MIN_VALUE;
+            default -> Long.MIN_VALUE;
+        };
+    }
+
+    private static GroupValue.Type type(MultiValueAttribute attribute) {
+        return switch (attribute.elements()) {
+            case STRING -> GroupValue.Type.STRING;
+            case INTEGER -> GroupValue.Type.INTEGER;
+            case FLOATING -> GroupValue.Type.FLOAT;
+        };
+    }
+
+    /**
+     * attr{"key"} (and attr{keyattr}): the value at the index of the key's element in the map's key attribute, as
+     * proton's AttributeMapLookupNode; a missing key gives the value type's undefined value ("" for strings).
+     */
+    private GroupValue mapLookup(AttributeMapLookupNode node) {
+        String keyName = String.valueOf(Members.get(node, "keyAttribute"));
+        String valueName = String.valueOf(Members.get(node, "valueAttribute"));
+        String key = String.valueOf(Members.get(node, "key"));
+        String keySource = String.valueOf(Members.get(node, "keySourceAttribute"));
+        if ( ! multiValue(keyName) || ! multiValue(valueName)
+             || ! (index.attribute(keyName).orElseThrow() instanceof MultiValueAttribute keys)
+             || ! (index.attribute(valueName).orElseThrow() instanceof MultiValueAttribute values))
+            throw new IllegalArgumentException("Map lookup " + node.getAttributeName() + " needs the map's key and value attributes, '" +
+                                               keyName + "' and '" + valueName + "', as arrays");
+        GroupValue source = keySource.isEmpty() ? null : attribute(keySource);
+        if (source != null && source.type() != type(keys))
+            throw new UnsupportedFeatureException("Map lookup " + node.getAttributeName() + " with a key attribute of another type than the map's keys is not supported by this content engine");
+        return new LeafValues.MapLookup(keys, values, type(values), undefinedInteger(valueName), key, source);
+    }
+
+    private GroupValue attribute(String name) {
+        AttributesConfig.Attribute config = config(name);
+        if (config.collectiontype() != AttributesConfig.Attribute.Collectiontype.SINGLE) {
+            LeafValues.ElementIndex elementIndex = bound.get(structOf(name));
+            if (elementIndex != null) return element(name, elementIndex, false);
+            throw new UnsupportedFeatureException("Grouping on multi-value attribute '" + name + "' other than as a level's whole group-by expression " +
+                                                  "(or a struct field of a struct a level above groups by) is not supported by this content engine");
+        }
         var attribute = index.attribute(name).orElseThrow();
         return switch (config.datatype()) {
             case INT8, INT16, INT32, INT64 -> new LeafValues.IntegerAttribute(attribute);

@@ -34,6 +34,17 @@ public class GroupValueTest {
     }
 
     @Test
+    void groupIdHashesAreProtonsResultNodeHashes() {
+        assertEquals(0x6e6e61L, GroupClassifier.hashOf("ann")); // the UTF-8 bytes as a little-endian word
+        assertEquals(0x6867666564636261L ^ 0x69L, GroupClassifier.hashOf("abcdefghi")); // words xor-ed, the rest zero-filled
+        assertEquals(0L, GroupClassifier.hashOf(""));
+        assertEquals(0xa9c3L, GroupClassifier.hashOf("\u00e9")); // é is c3 a9
+        assertEquals(-7L, GroupClassifier.hashOf(new com.yahoo.searchlib.expression.IntegerResultNode(-7)));
+        assertEquals(0x3ff8000000000000L, GroupClassifier.hashOf(new com.yahoo.searchlib.expression.FloatResultNode(1.5)));
+        assertEquals(1000L, GroupClassifier.hashOf(new com.yahoo.searchlib.expression.IntegerBucketResultNode(1000, 2000)));
+    }
+
+    @Test
     void floatsAsStringsAreCsPercentG() {
         // printf("%g") of each, written down from C
         List<double[]> cases = List.of(new double[] { 0.5 }, new double[] { 100 }, new double[] { 1e6 }, new double[] { 123456.7 },
