@@ -50,6 +50,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -188,13 +189,13 @@ public class GroupingTest {
 
     @Test
     void unsupportedAggregatorIsAnErrorNamingIt() {
-        SearchProtocol.SearchReply reply = nodes[0].search(request("all(group(article_id) each(output(xor(md5(cat(author_id, upvotes), 64)))))"));
+        SearchProtocol.SearchReply reply = nodes[0].search(request("all(group(uca(author_id, \"sv\")) each(output(count())))"));
         assertEquals(1, reply.getErrorsCount());
-        assertTrue(reply.getErrors(0).getMessage().contains("MD5BitFunctionNode"), reply.getErrors(0).getMessage());
+        assertTrue(reply.getErrors(0).getMessage().contains("UcaFunctionNode"), reply.getErrors(0).getMessage());
         assertTrue(reply.getGroupingBlob().isEmpty());
-        reply = nodes[0].search(request("all(group(normalizesubject(author_id)) each(output(count())))"));
+        reply = nodes[0].search(request("all(group(article_id) each(output(sum(md5(author_id, 64)))))"));
         assertEquals(1, reply.getErrorsCount());
-        assertTrue(reply.getErrors(0).getMessage().contains("NormalizeSubjectFunctionNode"), reply.getErrors(0).getMessage());
+        assertTrue(reply.getErrors(0).getMessage().contains("SumAggregationResult of a raw value"), reply.getErrors(0).getMessage());
         reply = nodes[0].search(request("all(group(article_id) each(output(sum(author_id))))"));
         assertEquals(0, reply.getErrorsCount(), "a sum of strings is proton's sum of their leading numbers, 0 here");
     }
@@ -414,6 +415,45 @@ public class GroupingTest {
         SearchProtocol.SearchReply reply = nodes[0].search(request("all(group(author_id) filter(istrue(upvotes)) each(output(count())))"));
         assertEquals(1, reply.getErrorsCount());
         assertTrue(reply.getErrors(0).getMessage().contains("istrue() requires input to be type bool"), reply.getErrors(0).getMessage());
+    }
+
+    @Test
+    void xorOfMd5OfCatIsOfTheBytesProtonConcatenates() throws Exception {
+        // the guide's xor(md5(cat(...), 64)): the author's UTF-8 bytes then upvotes, an int attribute, as 4 bytes
+        // big-endian; the md5's first 8 bytes as a big-endian long, xor-ed over the article's comments
+        Group root = group("all(group(article_id) each(output(xor(md5(cat(author_id, upvotes), 64)))))");
+        Map<String, Long> expected = new TreeMap<>(), found = new TreeMap<>();
+        for (Comment c : comments) {
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            bytes.writeBytes(c.author().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            bytes.writeBytes(java.nio.ByteBuffer.allocate(4).putInt(c.upvotes()).array());
+            byte[] md5 = java.security.MessageDigest.getInstance("MD5").digest(bytes.toByteArray());
+            expected.merge(c.article(), java.nio.ByteBuffer.wrap(md5, 0, 8).getLong(), (a, b) -> a ^ b);
+        }
+        for (Group article : root.getChildren()) found.put(article.getId().getString(), result(article, XorAggregationResult.class).getXor());
+        assertEquals(expected, found);
+        // created_at is a long: 8 bytes; a float attribute as a double's 8 bytes; a constant integer as 8
+        Group longs = group("all(group(article_id) each(output(xor(md5(cat(created_at, uppercase_ratio, 7), 64)))))");
+        expected.clear();
+        for (int i = 0; i < comments.size(); i++) {
+            Comment c = comments.get(i);
+            byte[] bytes = java.nio.ByteBuffer.allocate(24).putLong(created(i)).putDouble(ratio(c)).putLong(7).array();
+            byte[] md5 = java.security.MessageDigest.getInstance("MD5").digest(bytes);
+            expected.merge(c.article(), java.nio.ByteBuffer.wrap(md5, 0, 8).getLong(), (a, b) -> a ^ b);
+        }
+        found.clear();
+        for (Group article : longs.getChildren()) found.put(article.getId().getString(), result(article, XorAggregationResult.class).getXor());
+        assertEquals(expected, found);
+    }
+
+    @Test
+    void normalizeSubjectStripsOneReplyOrForwardPrefix() {
+        assertEquals(counts(Comment::author), new TreeMap<>(childCounts(group("all(group(normalizesubject(strcat(\"Re: \", author_id))) each(output(count())))"))));
+        assertEquals(counts(Comment::author), new TreeMap<>(childCounts(group("all(group(normalizesubject(strcat(\"FWD: \", author_id))) each(output(count())))"))));
+        Map<String, Long> once = childCounts(group("all(group(normalizesubject(strcat(\"Fw: Re: \", author_id))) each(output(count())))"));
+        assertEquals(Set.of("Re: ann", "Re: bob", "Re: cy", "Re: dan"), once.keySet()); // one prefix only
+        Map<String, Long> kept = childCounts(group("all(group(normalizesubject(strcat(\"re: \", author_id))) each(output(count())))"));
+        assertEquals(Set.of("re: ann", "re: bob", "re: cy", "re: dan"), kept.keySet()); // the R must be upper case
     }
 
     private static List<String> ids(Group group) {

@@ -109,6 +109,7 @@ abstract class Accumulator {
                     double v = value.floating(lid, rank);
                     if (min != null ? v < floating : v > floating) floating = v;
                 }
+                case RAW -> throw new IllegalStateException("min and max of raw values are refused when compiled");
                 case STRING -> {
                     String v = value.string(lid, rank);
                     if (string == null || (min != null ? compare(v, string) < 0 : compare(v, string) > 0)) string = v;
@@ -131,6 +132,7 @@ abstract class Accumulator {
                 case INTEGER -> new IntegerResultNode(integer);
                 case FLOAT -> new FloatResultNode(floating);
                 case STRING -> string == null ? start(GroupValue.Type.STRING, min != null) : new StringResultNode(string);
+                case RAW -> throw new IllegalStateException("min and max of raw values are refused when compiled");
             };
             if (min != null) min.setMin(node);
             else max.setMax(node);
@@ -142,6 +144,7 @@ abstract class Accumulator {
                 case INTEGER -> new IntegerResultNode(forMin ? Long.MAX_VALUE : Long.MIN_VALUE);
                 case FLOAT -> new FloatResultNode(forMin ? Double.MAX_VALUE : -Double.MAX_VALUE);
                 case STRING -> forMin ? GreatestString.create() : new StringResultNode("");
+                case RAW -> throw new IllegalStateException("min and max of raw values are refused when compiled");
             };
         }
     }

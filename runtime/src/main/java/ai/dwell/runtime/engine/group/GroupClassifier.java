@@ -6,6 +6,7 @@ import com.yahoo.searchlib.expression.FloatResultNode;
 import com.yahoo.searchlib.expression.IntegerBucketResultNode;
 import com.yahoo.searchlib.expression.IntegerBucketResultNodeVector;
 import com.yahoo.searchlib.expression.IntegerResultNode;
+import com.yahoo.searchlib.expression.RawResultNode;
 import com.yahoo.searchlib.expression.ResultNode;
 import com.yahoo.searchlib.expression.ResultNodeVector;
 import com.yahoo.searchlib.expression.StringBucketResultNode;
@@ -13,6 +14,7 @@ import com.yahoo.searchlib.expression.StringBucketResultNodeVector;
 import com.yahoo.searchlib.expression.StringResultNode;
 import ai.dwell.runtime.rank.UnsupportedFeatureException;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -41,14 +43,16 @@ abstract class GroupClassifier {
         if (id instanceof IntegerResultNode integer) return integer.getInteger();
         if (id instanceof FloatResultNode floating) return Double.doubleToRawLongBits(floating.getFloat());
         if (id instanceof StringResultNode string) return hashOf(string.getString());
+        if (id instanceof RawResultNode raw) return hashOf(raw.getRaw());
         if (id instanceof IntegerBucketResultNode bucket) return bucket.getFrom();
         if (id instanceof FloatBucketResultNode bucket) return Double.doubleToRawLongBits(bucket.getFrom());
         if (id instanceof StringBucketResultNode) return 0;
         throw new IllegalStateException("Unexpected group id " + id.getClass().getSimpleName());
     }
 
-    static long hashOf(String string) {
-        byte[] bytes = string.getBytes(StandardCharsets.UTF_8);
+    static long hashOf(String string) { return hashOf(string.getBytes(StandardCharsets.UTF_8)); }
+
+    static long hashOf(byte[] bytes) {
         long hash = 0;
         for (int i = 0; i < bytes.length; i++) hash ^= (bytes[i] & 0xffL) << (8 * (i % 8));
         return hash;
@@ -78,6 +82,12 @@ abstract class GroupClassifier {
                 @Override ResultNode id(Object key) { return new FloatResultNode((Double) key); }
                 @Override Object keyOf(ResultNode id) { return id.getFloat(); }
             };
+            case RAW -> new GroupClassifier(value) {
+                @Override long hash(int lid, double rank) { return hashOf(value.raw(lid, rank)); }
+                @Override Object key(int lid, double rank) { return ByteBuffer.wrap(value.raw(lid, rank)); }
+                @Override ResultNode id(Object key) { return new RawResultNode(((ByteBuffer) key).array()); }
+                @Override Object keyOf(ResultNode id) { return ByteBuffer.wrap(id.getRaw()); }
+            };
             case STRING -> new GroupClassifier(value) {
                 @Override long hash(int lid, double rank) { return hashOf(value.string(lid, rank)); }
                 @Override Object key(int lid, double rank) { return value.string(lid, rank); }
@@ -97,8 +107,8 @@ abstract class GroupClassifier {
      * 0 gives the bucket [n, n).
      */
     static GroupClassifier fixedWidth(GroupValue value, ResultNode width) {
-        if (value.type() == GroupValue.Type.STRING)
-            throw new UnsupportedFeatureException("Grouping function fixedwidth of a string is not supported by this content engine");
+        if (value.type() == GroupValue.Type.STRING || value.type() == GroupValue.Type.RAW)
+            throw new UnsupportedFeatureException("Grouping function fixedwidth of a " + value.type().name().toLowerCase() + " value is not supported by this content engine");
         if (value.type() == GroupValue.Type.INTEGER) {
             long w = width.getInteger();
             return new GroupClassifier(value) {
@@ -152,6 +162,8 @@ abstract class GroupClassifier {
      * value in no bucket goes to the type's null bucket, as there.
      */
     static GroupClassifier predefined(GroupValue value, ResultNodeVector buckets) {
+        if (value.type() == GroupValue.Type.RAW)
+            throw new UnsupportedFeatureException("Grouping predefined buckets of a raw value (cat, md5) are not supported by this content engine");
         if (buckets instanceof IntegerBucketResultNodeVector integers) {
             List<IntegerBucketResultNode> list = integers.getVector();
             long[] from = list.stream().mapToLong(IntegerBucketResultNode::getFrom).toArray();

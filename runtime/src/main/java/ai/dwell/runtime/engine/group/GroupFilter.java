@@ -39,6 +39,8 @@ abstract class GroupFilter {
             }
             GroupValue value = argument(regex.getExpression(), compiler);
             if (value == null) return never();
+            if (value.type() == GroupValue.Type.RAW)
+                throw new UnsupportedFeatureException("Grouping filter regex of a raw value (cat, md5) is not supported by this content engine");
             return new GroupFilter() {
                 @Override boolean allow(int lid, double rank) { return pattern.matches(value.string(lid, rank)); }
             };

@@ -6,11 +6,13 @@ import ai.dwell.runtime.rank.UnsupportedFeatureException;
 import com.yahoo.searchlib.expression.AddFunctionNode;
 import com.yahoo.searchlib.expression.AttributeMapLookupNode;
 import com.yahoo.searchlib.expression.AttributeNode;
+import com.yahoo.searchlib.expression.CatFunctionNode;
 import com.yahoo.searchlib.expression.ConstantNode;
 import com.yahoo.searchlib.expression.DivideFunctionNode;
 import com.yahoo.searchlib.expression.ExpressionNode;
 import com.yahoo.searchlib.expression.FloatResultNode;
 import com.yahoo.searchlib.expression.IntegerResultNode;
+import com.yahoo.searchlib.expression.MD5BitFunctionNode;
 import com.yahoo.searchlib.expression.MathFunctionNode;
 import com.yahoo.searchlib.expression.MaxFunctionNode;
 import com.yahoo.searchlib.expression.MinFunctionNode;
@@ -18,6 +20,7 @@ import com.yahoo.searchlib.expression.ModuloFunctionNode;
 import com.yahoo.searchlib.expression.MultiArgFunctionNode;
 import com.yahoo.searchlib.expression.MultiplyFunctionNode;
 import com.yahoo.searchlib.expression.NegateFunctionNode;
+import com.yahoo.searchlib.expression.NormalizeSubjectFunctionNode;
 import com.yahoo.searchlib.expression.RelevanceNode;
 import com.yahoo.searchlib.expression.ResultNode;
 import com.yahoo.searchlib.expression.StrCatFunctionNode;
@@ -84,13 +87,23 @@ final class GroupValues {
         }
         if (node instanceof MathFunctionNode math) return math(math);
         if (node instanceof TimeStampFunctionNode time) return time(time);
-        if (node instanceof ToStringFunctionNode toString) return new FunctionValues.ToStringValue(compile(toString.getArg(0)));
+        if (node instanceof ToStringFunctionNode toString) return new FunctionValues.ToStringValue(notRaw(compile(toString.getArg(0)), "tostring"));
         if (node instanceof ToIntFunctionNode toInt) return new FunctionValues.ToIntegerValue(compile(toInt.getArg(0)));
         if (node instanceof ToFloatFunctionNode toFloat) return new FunctionValues.ToFloatValue(compile(toFloat.getArg(0)));
-        if (node instanceof StrLenFunctionNode strlen) return new FunctionValues.StringLength(compile(strlen.getArg(0)));
+        if (node instanceof StrLenFunctionNode strlen) return new FunctionValues.StringLength(notRaw(compile(strlen.getArg(0)), "strlen"));
+        if (node instanceof NormalizeSubjectFunctionNode subject)
+            return new FunctionValues.NormalizedSubject(notRaw(compile(subject.getArg(0)), "normalizesubject"));
+        if (node instanceof CatFunctionNode cat) {
+            List<BytesValues.Part> parts = new ArrayList<>(cat.getNumArgs());
+            for (int i = 0; i < cat.getNumArgs(); i++) parts.add(part(cat.getArg(i), "cat"));
+            return new BytesValues.Concatenation(parts);
+        }
+        if (node instanceof MD5BitFunctionNode md5)
+            return new BytesValues.Md5(part(md5.getArg(0), "md5"), (md5.getNumBits() + 7) / 8);
         if (node instanceof StrCatFunctionNode strcat) {
             List<GroupValue> arguments = arguments(strcat);
             for (GroupValue argument : arguments) {
+                notRaw(argument, "strcat");
                 if (argument.type() == GroupValue.Type.FLOAT)
                     throw new UnsupportedFeatureException("Grouping function strcat of a float is not supported by this content engine");
             }
@@ -236,7 +249,44 @@ final class GroupValues {
         return arguments;
     }
 
+    /**
+     * An argument of cat or md5 as the bytes proton's CatSerializer writes for it, its types kept accurate as there:
+     * a string's UTF-8 bytes, raw bytes as they are, an integer attribute big-endian in its own width (1, 2, 4 or 8
+     * bytes), an integer constant or an integer function's result in 8, a float in 8 (a double, big-endian).
+     * Arithmetic, whose accurate result type this engine does not track, is refused.
+     */
+    private BytesValues.Part part(ExpressionNode node, String function) {
+        GroupValue value = compile(node);
+        return switch (value.type()) {
+            case STRING -> BytesValues.Part.string(value);
+            case RAW -> BytesValues.Part.raw(value);
+            case FLOAT -> BytesValues.Part.integer(new FunctionValues.FloatBits(value), 8);
+            case INTEGER -> {
+                if (node.getClass() == AttributeNode.class && value instanceof LeafValues.IntegerAttribute) {
+                    int width = switch (config(((AttributeNode) node).getAttributeName()).datatype()) {
+                        case INT8 -> 1;
+                        case INT16 -> 2;
+                        case INT32 -> 4;
+                        default -> 8;
+                    };
+                    yield BytesValues.Part.integer(value, width);
+                }
+                if (value instanceof ArithmeticValue || value instanceof LeafValues.Element || value instanceof LeafValues.MapLookup)
+                    throw new UnsupportedFeatureException("Grouping function " + function + " of " + node.getClass().getSimpleName() +
+                                                          " (an integer of an accurate type this engine does not track) is not supported by this content engine");
+                yield BytesValues.Part.integer(value, 8);
+            }
+        };
+    }
+
+    private static GroupValue notRaw(GroupValue value, String function) {
+        if (value.type() == GroupValue.Type.RAW)
+            throw new UnsupportedFeatureException("Grouping function " + function + " of a raw value (cat, md5) is not supported by this content engine");
+        return value;
+    }
+
     private static GroupValue numeric(GroupValue value, String function) {
+        notRaw(value, function);
         if (value.type() == GroupValue.Type.STRING)
             throw new UnsupportedFeatureException("Grouping function " + function + " of strings is not supported by this content engine");
         return value;
