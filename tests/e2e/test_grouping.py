@@ -1,7 +1,7 @@
 """Grouping aggregators (tests/apps/grouping, issue 18): purchases on a content cluster of three nodes, grouped by
 customer, item, time parts and price buckets, with sum, avg, min, max, xor, stddev and count of attributes and of
 expressions over them, ordered by aggregates with max(N), nested, filtered; count() of groups; one group per element of
-arrays, weighted sets and maps (keys with their values), map lookups, the istrue filter; every answer against numpy over
+arrays, weighted sets and maps (keys with their values), map lookups, the istrue filter, xor of md5 of cat, normalizesubject; every answer against numpy over
 what was fed. The
 container merges the three nodes' partial results, so a sum that was not a sum of partial sums, an average merged
 as an average of averages, or a node pruning groups it should keep would show here."""
@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import datetime
 import functools
+import hashlib
 import json
 import random
+import struct
 
 import numpy as np
 import pytest
@@ -310,10 +312,28 @@ def test_istrue_filter(runtime: Runtime) -> None:
     assert [g["fields"]["count()"] for g in unpaid] == [sum(1 for p in FED if not p["paid"])]
 
 
+def test_xor_of_md5_of_cat_and_normalizesubject(runtime: Runtime) -> None:
+    """The guide's xor(md5(cat(customer, price, tax), 64)): md5 of the customer's UTF-8 bytes, price (an int
+    attribute) as 4 bytes and tax (a double) as 8, big-endian, as proton's CatSerializer writes them; its first 8
+    bytes as a big-endian integer, xor-ed per group."""
+    root = grouping("all(group(customer) each(output(xor(md5(cat(customer, price, tax), 64)), xor(md5(cat(date, item), 64)))))")
+    for g in groups(root):
+        first = second = 0
+        for p in by("customer")[g["value"]]:
+            first ^= struct.unpack(">q", hashlib.md5(p["customer"].encode() + struct.pack(">id", p["price"], p["tax"])).digest()[:8])[0]
+            second ^= struct.unpack(">q", hashlib.md5(struct.pack(">q", p["date"]) + p["item"].encode()).digest()[:8])[0]
+        assert g["fields"]["xor(md5(cat(customer, price, tax), 64))"] == first
+        assert g["fields"]["xor(md5(cat(date, item), 64))"] == second
+    subjects = groups(grouping('all(group(normalizesubject(strcat("Re: ", item))) max(100) each(output(count())))'))
+    assert {g["value"]: g["fields"]["count()"] for g in subjects} == {i: len(v) for i, v in by("item").items()}
+    forwarded = groups(grouping('all(group(normalizesubject(strcat("Fwd: Re: ", item))) max(100) each(output(count())))'))
+    assert {g["value"] for g in forwarded} == {"Re: " + i for i in by("item")}  # one prefix only
+
+
 def test_unsupported_grouping_fails_naming_it(runtime: Runtime) -> None:
-    for operation, name in [("all(group(customer) each(output(xor(md5(cat(customer, price), 64)))))", "MD5BitFunctionNode"),
-                            ("all(group(normalizesubject(customer)) each(output(count())))", "NormalizeSubjectFunctionNode"),
-                            ('all(group(uca(customer, "sv")) each(output(count())))', "UcaFunctionNode"),
+    for operation, name in [('all(group(uca(customer, "sv")) each(output(count())))', "UcaFunctionNode"),
+                            ("all(group(customer) each(output(sum(md5(customer, 64)))))", "SumAggregationResult of a raw value"),
+                            ("all(group(customer) each(output(xor(md5(cat(customer, add(price, 1)), 64)))))", "AddFunctionNode"),
                             ("all(group(customer) filter(istrue(price)) each(output(count())))", "istrue() requires input to be type bool"),
                             ("all(group(customer) each(output(sum(tags))))", "multi-value attribute 'tags'")]:
         result = search(yql=f"select * from purchase where true limit 0 | {operation}", timeout="10s")
