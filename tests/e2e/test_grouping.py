@@ -298,6 +298,10 @@ def test_map_keys_values_and_lookups(runtime: Runtime) -> None:
         if p["attributes"].get("sales_rep", "").startswith("Bonn") and not 0 <= p["price"] < 1000:
             kept[p["customer"]] = kept.get(p["customer"], 0) + p["price"]
     assert {g["value"]: g["fields"]["sum(price)"] for g in guide} == kept
+    # the guide's structured grouping: a level on attributes.value filtered by the key of the same element
+    structured = groups(grouping('all(group(attributes.value) filter(regex("sales_rep", attributes.key)) each(output(count(), sum(price))))'))
+    assert {g["value"]: (g["fields"]["count()"], g["fields"]["sum(price)"]) for g in structured} == \
+        {r: (len(v), sum(v)) for r, v in by_rep.items() if r}
 
 
 def test_istrue_filter(runtime: Runtime) -> None:

@@ -2,14 +2,16 @@
 it deploys, its 20 purchases go in, and the queries Vespa's grouping guide runs on this data answer as Python computes
 them from ext/feed.jsonl: sums per customer and per date, ordering by aggregates with max, hits per group, buckets,
 arithmetic and time expressions, filters, count() of groups, map keys with their values and the filter on
-attributes{"sales_rep"}; avg, min, max, xor and stddev besides. Skipped unless DWELL_SAMPLE_APPS
+attributes{"sales_rep"}, xor(md5(cat(...))); avg, min, max, xor and stddev besides. Skipped unless DWELL_SAMPLE_APPS
 names a sample-apps checkout (see test_sample_apps.py)."""
 from __future__ import annotations
 
 import datetime
 import functools
+import hashlib
 import json
 import os
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -129,3 +131,18 @@ def test_count_of_groups_maps_and_the_sales_rep_filter(purchases) -> None:
         if p["attributes"].get("sales_rep", "").startswith("Bonn") and not 0 <= p["price"] < 1000:
             kept[p["customer"]] = kept.get(p["customer"], 0) + p["price"]
     assert kept and {g["value"]: g["fields"]["sum(price)"] for g in reps} == kept
+    [methods] = grouping('all(group(attributes.value) filter(regex("delivery_method",attributes.key)) each(output(sum(price)) each(output(summary()))))')
+    by_method: dict = {}
+    for p in feed():
+        by_method[p["attributes"]["delivery_method"]] = by_method.get(p["attributes"]["delivery_method"], 0) + p["price"]
+    assert {g["value"]: g["fields"]["sum(price)"] for g in methods} == by_method
+
+
+def test_the_guides_xor_of_md5(purchases) -> None:
+    [customers] = grouping("all(group(customer) each(max(1) output(count(), sum(price), xor(md5(cat(customer, price, tax), 64))) "
+                           "each(output(summary()))))")
+    expected: dict = {}
+    for p in feed():  # price is an int attribute: 4 bytes; tax a double: 8, big-endian
+        digest = hashlib.md5(p["customer"].encode() + struct.pack(">id", p["price"], p["tax"])).digest()
+        expected[p["customer"]] = expected.get(p["customer"], 0) ^ struct.unpack(">q", digest[:8])[0]
+    assert {g["value"]: g["fields"]["xor(md5(cat(customer, price, tax), 64))"] for g in customers} == expected
