@@ -22,11 +22,13 @@ import java.util.Map;
  * go below a level only up to the last level.
  *
  * A level groups by an expression over single-value attributes (GroupValues: arithmetic, math, time, string
- * functions), by its fixedwidth buckets or by predefined buckets (GroupClassifier); a group's outputs are count(),
- * summary(), sum, avg, min, max, xor and stddev of such expressions (AggregatorPlan), each written as the partial
- * result the container merges; groups are ordered by relevance or by expressions over their aggregates; a level's
- * filter keeps documents out of its groups (GroupFilter). Anything else fails naming it, before any document is
- * grouped.
+ * functions, map lookups, cat and md5), by its fixedwidth buckets or by predefined buckets (GroupClassifier), or by a
+ * multi-value attribute, one group per element (proton's MultiValueGrouper), binding the attribute's struct to the
+ * element for its filter, its aggregates and the levels below; a group's outputs are count() (of documents, or of
+ * the groups below it), summary(), sum, avg, min, max, xor and stddev of such expressions (AggregatorPlan), each
+ * written as the partial result the container merges; groups are ordered by relevance or by expressions over their
+ * aggregates; a level's filter keeps documents out of its groups (GroupFilter). Anything else fails naming it,
+ * before any document is grouped.
  *
  * Groups are created for every value seen and pruned to each level's precision by their order afterwards; this
  * gives the groups and aggregates proton gives whether or not it may stop creating groups early (ordered by
