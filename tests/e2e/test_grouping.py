@@ -339,7 +339,8 @@ def test_unsupported_grouping_fails_naming_it(runtime: Runtime) -> None:
                             ("all(group(customer) each(output(sum(md5(customer, 64)))))", "SumAggregationResult of a raw value"),
                             ("all(group(customer) each(output(xor(md5(cat(customer, add(price, 1)), 64)))))", "AddFunctionNode"),
                             ("all(group(customer) filter(istrue(price)) each(output(count())))", "istrue() requires input to be type bool"),
-                            ("all(group(customer) each(output(sum(tags))))", "multi-value attribute 'tags'")]:
+                            ("all(group(customer) each(output(sum(tags))))", "multi-value attribute 'tags'"),
+                            ("all(group(tags) output(count()) each(output(count())))", "count() of groups by")]:
         result = search(yql=f"select * from purchase where true limit 0 | {operation}", timeout="10s")
         messages = " ".join(e.get("message", "") for e in result["root"].get("errors", []))
         assert name in messages, (operation, result["root"])

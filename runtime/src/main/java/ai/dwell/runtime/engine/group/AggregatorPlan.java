@@ -46,8 +46,13 @@ final class AggregatorPlan {
             Class<?> kind = result.getClass();
             if (kind == CountAggregationResult.class || kind == HitsAggregationResult.class) continue;
             if (kind == ExpressionCountAggregationResult.class) { // count() of groups: the next level's group-by expression
-                GroupClassifier buckets = GroupingRunner.buckets(result.getExpression(), compiler);
-                groupIds[i] = buckets != null ? buckets : GroupClassifier.of(compiler.compile(result.getExpression()));
+                try {
+                    GroupClassifier buckets = GroupingRunner.buckets(result.getExpression(), compiler);
+                    groupIds[i] = buckets != null ? buckets : GroupClassifier.of(compiler.compile(result.getExpression()));
+                }
+                catch (UnsupportedFeatureException e) {
+                    throw new UnsupportedFeatureException("Grouping count() of groups by " + result.getExpression() + ": " + e.getMessage());
+                }
                 continue;
             }
             if (kind != SumAggregationResult.class && kind != MinAggregationResult.class && kind != MaxAggregationResult.class
