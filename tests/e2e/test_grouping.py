@@ -1,7 +1,7 @@
 """Grouping aggregators (tests/apps/grouping, issue 18): purchases on a content cluster of three nodes, grouped by
 customer, item, time parts and price buckets, with sum, avg, min, max, xor, stddev and count of attributes and of
 expressions over them, ordered by aggregates with max(N), nested, filtered; count() of groups; one group per element of
-arrays, weighted sets and maps (keys with their values), map lookups, the istrue filter, xor of md5 of cat, normalizesubject; every answer against numpy over
+arrays, weighted sets and maps (keys with their values), map lookups, the istrue filter, xor of md5 of cat, normalizesubject, uca; every answer against numpy over
 what was fed. The
 container merges the three nodes' partial results, so a sum that was not a sum of partial sums, an average merged
 as an average of averages, or a node pruning groups it should keep would show here."""
@@ -334,8 +334,16 @@ def test_xor_of_md5_of_cat_and_normalizesubject(runtime: Runtime) -> None:
     assert {g["value"] for g in forwarded} == {"Re: " + i for i in by("item")}  # one prefix only
 
 
+def test_uca_sort_keys(runtime: Runtime) -> None:
+    """uca(x, locale, strength): ICU's sort key of x, grouped by (raw ids) and ordered by (max of the keys)."""
+    items = groups(grouping('all(group(uca(item, "en", "PRIMARY")) max(100) each(output(count(), min(item))))'))
+    assert {g["fields"]["min(item)"]: g["fields"]["count()"] for g in items} == {i: len(v) for i, v in by("item").items()}
+    ordered = groups(grouping('all(group(customer) order(-max(uca(customer, "sv"))) each(output(count())))'))
+    assert [g["value"] for g in ordered] == sorted(by("customer"), reverse=True)
+
+
 def test_unsupported_grouping_fails_naming_it(runtime: Runtime) -> None:
-    for operation, name in [('all(group(uca(customer, "sv")) each(output(count())))', "UcaFunctionNode"),
+    for operation, name in [("all(group(zcurve.x(price)) each(output(count())))", "ZCurveFunctionNode"),
                             ("all(group(customer) each(output(sum(md5(customer, 64)))))", "SumAggregationResult of a raw value"),
                             ("all(group(customer) each(output(xor(md5(cat(customer, add(price, 1)), 64)))))", "AddFunctionNode"),
                             ("all(group(customer) filter(istrue(price)) each(output(count())))", "istrue() requires input to be type bool"),

@@ -189,9 +189,9 @@ public class GroupingTest {
 
     @Test
     void unsupportedAggregatorIsAnErrorNamingIt() {
-        SearchProtocol.SearchReply reply = nodes[0].search(request("all(group(uca(author_id, \"sv\")) each(output(count())))"));
+        SearchProtocol.SearchReply reply = nodes[0].search(request("all(group(zcurve.x(upvotes)) each(output(count())))"));
         assertEquals(1, reply.getErrorsCount());
-        assertTrue(reply.getErrors(0).getMessage().contains("UcaFunctionNode"), reply.getErrors(0).getMessage());
+        assertTrue(reply.getErrors(0).getMessage().contains("ZCurveFunctionNode"), reply.getErrors(0).getMessage());
         assertTrue(reply.getGroupingBlob().isEmpty());
         reply = nodes[0].search(request("all(group(article_id) each(output(sum(md5(author_id, 64)))))"));
         assertEquals(1, reply.getErrorsCount());
@@ -454,6 +454,16 @@ public class GroupingTest {
         assertEquals(Set.of("Re: ann", "Re: bob", "Re: cy", "Re: dan"), once.keySet()); // one prefix only
         Map<String, Long> kept = childCounts(group("all(group(normalizesubject(strcat(\"re: \", author_id))) each(output(count())))"));
         assertEquals(Set.of("re: ann", "re: bob", "re: cy", "re: dan"), kept.keySet()); // the R must be upper case
+    }
+
+    @Test
+    void ucaSortKeysGroupAndOrder() {
+        // one group per author, its id the sort key's bytes; ordered by the max of the keys, merged over the nodes
+        Group keys = group("all(group(uca(author_id, \"sv\")) each(output(count())))");
+        assertEquals(List.of(4L, 3L, 1L, 1L), keys.getChildren().stream().map(g -> result(g, CountAggregationResult.class).getCount()).toList()); // ann bob cy dan
+        assertTrue(keys.getChildren().stream().allMatch(g -> g.getId() instanceof com.yahoo.searchlib.expression.RawResultNode));
+        Group ordered = group("all(group(author_id) max(2) order(-max(uca(author_id, \"sv\"))) each(output(count())))");
+        assertEquals(List.of("bob", "cy", "dan"), ids(ordered)); // max + 1 groups kept, in id order: the last three by key
     }
 
     private static List<String> ids(Group group) {

@@ -17,6 +17,7 @@ import com.yahoo.searchlib.aggregation.SumAggregationResult;
 import com.yahoo.searchlib.aggregation.XorAggregationResult;
 import com.yahoo.searchlib.expression.FloatResultNode;
 import com.yahoo.searchlib.expression.IntegerResultNode;
+import com.yahoo.searchlib.expression.RawResultNode;
 import com.yahoo.searchlib.expression.SingleResultNode;
 import com.yahoo.searchlib.expression.StringResultNode;
 import net.jpountz.xxhash.XXHash32;
@@ -24,6 +25,7 @@ import net.jpountz.xxhash.XXHashFactory;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * One aggregator of one group: collects the group's documents and writes its partial result into the group's
@@ -84,7 +86,7 @@ abstract class Accumulator {
         }
     }
 
-    /** min() or max(): starts at the type's greatest (least) value, as proton's setMax (setMin). */
+    /** min() or max(): starts at the type's greatest (least) value, as proton's setMax (setMin); raw values compare as memcmp. */
     static final class Extreme extends Accumulator {
         private final MinAggregationResult min;
         private final MaxAggregationResult max;
@@ -92,6 +94,7 @@ abstract class Accumulator {
         private long integer;
         private double floating;
         private String string;
+        private byte[] raw;
         Extreme(MinAggregationResult min, MaxAggregationResult max, GroupValue value) {
             this.min = min;
             this.max = max;
@@ -109,7 +112,10 @@ abstract class Accumulator {
                     double v = value.floating(lid, rank);
                     if (min != null ? v < floating : v > floating) floating = v;
                 }
-                case RAW -> throw new IllegalStateException("min and max of raw values are refused when compiled");
+                case RAW -> {
+                    byte[] v = value.raw(lid, rank);
+                    if (raw == null || (min != null ? Arrays.compareUnsigned(v, raw) < 0 : Arrays.compareUnsigned(v, raw) > 0)) raw = v;
+                }
                 case STRING -> {
                     String v = value.string(lid, rank);
                     if (string == null || (min != null ? compare(v, string) < 0 : compare(v, string) > 0)) string = v;
@@ -132,7 +138,7 @@ abstract class Accumulator {
                 case INTEGER -> new IntegerResultNode(integer);
                 case FLOAT -> new FloatResultNode(floating);
                 case STRING -> string == null ? start(GroupValue.Type.STRING, min != null) : new StringResultNode(string);
-                case RAW -> throw new IllegalStateException("min and max of raw values are refused when compiled");
+                case RAW -> raw == null ? start(GroupValue.Type.RAW, min != null) : new RawResultNode(raw);
             };
             if (min != null) min.setMin(node);
             else max.setMax(node);
@@ -144,7 +150,7 @@ abstract class Accumulator {
                 case INTEGER -> new IntegerResultNode(forMin ? Long.MAX_VALUE : Long.MIN_VALUE);
                 case FLOAT -> new FloatResultNode(forMin ? Double.MAX_VALUE : -Double.MAX_VALUE);
                 case STRING -> forMin ? GreatestString.create() : new StringResultNode("");
-                case RAW -> throw new IllegalStateException("min and max of raw values are refused when compiled");
+                case RAW -> new RawResultNode(forMin ? new byte[] { (byte) 0xff } : new byte[0]); // proton's RawResultNode setMax, setMin
             };
         }
     }

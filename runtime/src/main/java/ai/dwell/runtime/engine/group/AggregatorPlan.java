@@ -61,8 +61,8 @@ final class AggregatorPlan {
                 throw new UnsupportedFeatureException("Grouping aggregator " + kind.getSimpleName() + " is not supported by this content engine: " +
                                                       "only count() (of documents and of groups), summary(), sum, avg, min, max, xor and stddev");
             values[i] = compiler.compile(result.getExpression());
-            if (values[i].type() == GroupValue.Type.RAW && kind != XorAggregationResult.class)
-                throw new UnsupportedFeatureException("Grouping aggregator " + kind.getSimpleName() + " of a raw value (cat, md5) is not supported by this content engine: only xor");
+            if (values[i].type() == GroupValue.Type.RAW && kind != XorAggregationResult.class && kind != MinAggregationResult.class && kind != MaxAggregationResult.class)
+                throw new UnsupportedFeatureException("Grouping aggregator " + kind.getSimpleName() + " of a raw value (cat, md5, uca) is not supported by this content engine: only xor, min and max");
         }
         for (ExpressionNode orderBy : prototype.getOrderByExpressions()) checkOrderBy(orderBy);
     }

@@ -1,5 +1,8 @@
 package ai.dwell.runtime.engine.group;
 
+import com.ibm.icu.text.Collator;
+import com.ibm.icu.util.ULocale;
+
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -7,7 +10,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.List;
 
-/** The grouping functions whose value is bytes (proton's RawResultNode): cat and md5. */
+/** The grouping functions whose value is bytes (proton's RawResultNode): cat, md5 and uca. */
 final class BytesValues {
 
     private BytesValues() {}
@@ -68,6 +71,34 @@ final class BytesValues {
             argument.write(lid, rank, out);
             byte[] sum = digest.digest(out.toByteArray());
             return bytes == sum.length ? sum : Arrays.copyOf(sum, bytes);
+        }
+    }
+
+
+    /**
+     * uca(a, locale, strength): the ICU collation sort key of the string (its bytes with ICU's terminating 0), as
+     * proton's UcaConverter gets it from ICU4C's Collator::getSortKey; here from ICU4J's Collator (the ICU
+     * implementation the container's own uca sorting uses), for the locale and strength (PRIMARY when empty).
+     */
+    static final class CollationKey extends GroupValue {
+        private final GroupValue argument;
+        private final Collator collator;
+        CollationKey(GroupValue argument, String locale, String strength) {
+            super(Type.RAW);
+            this.argument = argument;
+            collator = Collator.getInstance(new ULocale(locale));
+            collator.setStrength(switch (strength) {
+                case "", "PRIMARY" -> Collator.PRIMARY;
+                case "SECONDARY" -> Collator.SECONDARY;
+                case "TERTIARY" -> Collator.TERTIARY;
+                case "QUATERNARY" -> Collator.QUATERNARY;
+                case "IDENTICAL" -> Collator.IDENTICAL;
+                default -> throw new IllegalArgumentException("Illegal uca collation strength : " + strength);
+            });
+            collator.freeze();
+        }
+        @Override public byte[] raw(int lid, double rank) {
+            return collator.getCollationKey(argument.string(lid, rank)).toByteArray();
         }
     }
 

@@ -30,6 +30,7 @@ import com.yahoo.searchlib.expression.TimeStampFunctionNode;
 import com.yahoo.searchlib.expression.ToFloatFunctionNode;
 import com.yahoo.searchlib.expression.ToIntFunctionNode;
 import com.yahoo.searchlib.expression.ToStringFunctionNode;
+import com.yahoo.searchlib.expression.UcaFunctionNode;
 import com.yahoo.vespa.config.search.AttributesConfig;
 
 import java.util.ArrayList;
@@ -93,6 +94,9 @@ final class GroupValues {
         if (node instanceof StrLenFunctionNode strlen) return new FunctionValues.StringLength(notRaw(compile(strlen.getArg(0)), "strlen"));
         if (node instanceof NormalizeSubjectFunctionNode subject)
             return new FunctionValues.NormalizedSubject(notRaw(compile(subject.getArg(0)), "normalizesubject"));
+        if (node instanceof UcaFunctionNode uca)
+            return new BytesValues.CollationKey(notRaw(compile(uca.getArg(0)), "uca"), String.valueOf(Members.get(uca, "locale")),
+                                                String.valueOf(Members.get(uca, "strength")));
         if (node instanceof CatFunctionNode cat) {
             List<BytesValues.Part> parts = new ArrayList<>(cat.getNumArgs());
             for (int i = 0; i < cat.getNumArgs(); i++) parts.add(part(cat.getArg(i), "cat"));
