@@ -86,10 +86,12 @@ public class GroupingTest {
             new Comment("g6", "a", "dan", 5), new Comment("g7", "c", "ann", 7), new Comment("g8", "a", "bob", 6));
 
     private static ContentNode[] nodes;
+    private static Path packageCopy;
 
     /** dwell's package with tags, props and flagged added to the comment document, for grouping on multi-value attributes. */
     private static Path packageWithMultiValueFields() throws java.io.IOException {
-        Path copy = DwellPackage.copyTo(Files.createTempDirectory("dwell-grouping").resolve("application"));
+        packageCopy = Files.createTempDirectory("dwell-grouping");
+        Path copy = DwellPackage.copyTo(packageCopy.resolve("application"));
         Path schema = copy.resolve("schemas/comment.sd");
         String text = Files.readString(schema);
         int at = text.indexOf('{', text.indexOf("document comment"));
@@ -148,7 +150,10 @@ public class GroupingTest {
     static float ratio(Comment c) { return c.upvotes() / 8f + 1 / 16f; }
 
     @AfterAll
-    static void tearDown() { for (ContentNode node : nodes) node.close(); }
+    static void tearDown() throws java.io.IOException {
+        for (ContentNode node : nodes) node.close();
+        ai.dwell.runtime.serve.deploy.PackageFiles.deleteRecursively(packageCopy);
+    }
 
     @Test
     void countsPerArticle() {
