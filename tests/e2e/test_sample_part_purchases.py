@@ -1,14 +1,17 @@
 """Vespa's sample application examples/part-purchases-demo (vespa-engine/sample-apps), unchanged, on dwell's runtime:
 it deploys, its 20 purchases go in, and the queries Vespa's grouping guide runs on this data answer as Python computes
 them from ext/feed.jsonl: sums per customer and per date, ordering by aggregates with max, hits per group, buckets,
-arithmetic and time expressions, filters; avg, min, max, xor and stddev besides. Skipped unless DWELL_SAMPLE_APPS
+arithmetic and time expressions, filters, count() of groups, map keys with their values and the filter on
+attributes{"sales_rep"}, xor(md5(cat(...))); avg, min, max, xor and stddev besides. Skipped unless DWELL_SAMPLE_APPS
 names a sample-apps checkout (see test_sample_apps.py)."""
 from __future__ import annotations
 
 import datetime
 import functools
+import hashlib
 import json
 import os
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -109,3 +112,37 @@ def test_the_guides_filters(purchases) -> None:
     assert [g["fields"]["count()"] for g in one] == [1]
     assert {g["value"]: g["fields"]["count()"] for g in customers} == {"Brown": 1, "Smith": 1}
     assert {g["value"]: g["fields"]["count()"] for g in items} == {p["item"]: 1 for p in feed() if p["customer"] == "Brown"}
+
+
+def test_count_of_groups_maps_and_the_sales_rep_filter(purchases) -> None:
+    result = search(yql="select * from purchase where true limit 0 | all(group(customer) output(count()) each(output(sum(price))))", timeout="10s")
+    assert "errors" not in result["root"], result["root"]["errors"]
+    assert result["root"]["children"][0]["fields"]["count()"] == 3  # Brown, Jones, Smith
+    [keys] = grouping("all( group(attributes.key) each( group(attributes.value) each(output(count()))) )")
+    pairs: dict = {}
+    for p in feed():
+        for k, v in p["attributes"].items():
+            pairs[(k, v)] = pairs.get((k, v), 0) + 1
+    assert {(k["value"], v["value"]): v["fields"]["count()"] for k in keys for v in k["children"][0]["children"]} == pairs
+    [reps] = grouping('all(group(customer) filter(regex("Bonn.*", attributes{"sales_rep"}) and not range(0, 1000, price)) '
+                      'each(output(sum(price)) each(output(summary()))))')
+    kept: dict = {}
+    for p in feed():
+        if p["attributes"].get("sales_rep", "").startswith("Bonn") and not 0 <= p["price"] < 1000:
+            kept[p["customer"]] = kept.get(p["customer"], 0) + p["price"]
+    assert kept and {g["value"]: g["fields"]["sum(price)"] for g in reps} == kept
+    [methods] = grouping('all(group(attributes.value) filter(regex("delivery_method",attributes.key)) each(output(sum(price)) each(output(summary()))))')
+    by_method: dict = {}
+    for p in feed():
+        by_method[p["attributes"]["delivery_method"]] = by_method.get(p["attributes"]["delivery_method"], 0) + p["price"]
+    assert {g["value"]: g["fields"]["sum(price)"] for g in methods} == by_method
+
+
+def test_the_guides_xor_of_md5(purchases) -> None:
+    [customers] = grouping("all(group(customer) each(max(1) output(count(), sum(price), xor(md5(cat(customer, price, tax), 64))) "
+                           "each(output(summary()))))")
+    expected: dict = {}
+    for p in feed():  # price is an int attribute: 4 bytes; tax a double: 8, big-endian
+        digest = hashlib.md5(p["customer"].encode() + struct.pack(">id", p["price"], p["tax"])).digest()
+        expected[p["customer"]] = expected.get(p["customer"], 0) ^ struct.unpack(">q", digest[:8])[0]
+    assert {g["value"]: g["fields"]["xor(md5(cat(customer, price, tax), 64))"] for g in customers} == expected

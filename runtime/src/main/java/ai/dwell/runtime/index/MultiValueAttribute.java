@@ -30,8 +30,8 @@ import java.util.function.Predicate;
  * single-value int64 attribute compares as longs, {@link NumericAttribute#matchIntegerRange}).
  *
  * <p>A multi-value attribute is not one value: ranking reads it through {@link #count} (the number of elements),
- * {@link #weight} (a key's weight, 0 when absent) and {@link #contains}; sorting, grouping and reading it as a
- * single value are refused, naming it.
+ * {@link #weight} (a key's weight, 0 when absent) and {@link #contains}, grouping through {@link #elements}; sorting
+ * and reading it as a single value are refused, naming it.
  */
 public final class MultiValueAttribute extends Attribute {
 

@@ -4,11 +4,20 @@ import ai.dwell.runtime.engine.group.GroupingBlob;
 import ai.dwell.runtime.rank.DwellPackage;
 import ai.dwell.runtime.index.ContentClusterConfig;
 import ai.dwell.runtime.index.IndexingScripts;
+import ai.dwell.runtime.serve.deploy.ContentClusterConfigs;
+import com.yahoo.language.simple.SimpleLinguistics;
+import com.yahoo.vespa.configdefinition.IlscriptsConfig;
+import com.yahoo.vespa.model.VespaModel;
 import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentTypeManager;
+import com.yahoo.document.DataType;
+import com.yahoo.document.MapDataType;
+import com.yahoo.document.datatypes.Array;
+import com.yahoo.document.datatypes.BoolFieldValue;
 import com.yahoo.document.datatypes.FloatFieldValue;
+import com.yahoo.document.datatypes.MapFieldValue;
 import com.yahoo.document.datatypes.IntegerFieldValue;
 import com.yahoo.document.datatypes.LongFieldValue;
 import com.yahoo.document.datatypes.StringFieldValue;
@@ -19,6 +28,7 @@ import com.yahoo.search.grouping.vespa.GroupingExecutor;
 import com.yahoo.searchlib.aggregation.AggregationResult;
 import com.yahoo.searchlib.aggregation.AverageAggregationResult;
 import com.yahoo.searchlib.aggregation.CountAggregationResult;
+import com.yahoo.searchlib.aggregation.ExpressionCountAggregationResult;
 import com.yahoo.searchlib.aggregation.MaxAggregationResult;
 import com.yahoo.searchlib.aggregation.MinAggregationResult;
 import com.yahoo.searchlib.aggregation.StandardDeviationAggregationResult;
@@ -35,9 +45,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -51,7 +64,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 public class GroupingTest {
 
-    private record Comment(String id, String article, String author, int upvotes) {}
+    /** A comment with multi-value fields this test adds to the schema: tags (an array), props (a map) and a bool. */
+    private record Comment(String id, String article, String author, int upvotes, List<String> tags, Map<String, String> props, boolean flagged) {
+        Comment(String id, String article, String author, int upvotes) {
+            this(id, article, author, upvotes, TAGS.get(id), PROPS.get(id), upvotes % 2 == 1);
+        }
+    }
+
+    // g2 holds "x" twice, g4 and g7 no tags; g4 has no props, g5 no "mood"
+    private static final Map<String, List<String>> TAGS = Map.of(
+            "g0", List.of("x", "y"), "g1", List.of("y"), "g2", List.of("x", "z", "x"), "g3", List.of("z"), "g4", List.of(),
+            "g5", List.of("y", "z"), "g6", List.of("x"), "g7", List.of(), "g8", List.of("w", "x", "y"));
+    private static final Map<String, Map<String, String>> PROPS = Map.of(
+            "g0", Map.of("mood", "happy", "lang", "en"), "g1", Map.of("mood", "sad"), "g2", Map.of("mood", "happy", "lang", "no"),
+            "g3", Map.of("lang", "en", "mood", "hazy"), "g4", Map.of(), "g5", Map.of("lang", "no"),
+            "g6", Map.of("mood", "sad", "lang", "en"), "g7", Map.of("mood", "happy"), "g8", Map.of("lang", "de", "mood", "happy"));
 
     private static final List<Comment> comments = List.of(
             new Comment("g0", "a", "ann", 1), new Comment("g1", "a", "bob", 9), new Comment("g2", "b", "ann", 3),
@@ -59,11 +86,39 @@ public class GroupingTest {
             new Comment("g6", "a", "dan", 5), new Comment("g7", "c", "ann", 7), new Comment("g8", "a", "bob", 6));
 
     private static ContentNode[] nodes;
+    private static Path packageCopy;
+
+    /** dwell's package with tags, props and flagged added to the comment document, for grouping on multi-value attributes. */
+    private static Path packageWithMultiValueFields() throws java.io.IOException {
+        packageCopy = Files.createTempDirectory("dwell-grouping");
+        Path copy = DwellPackage.copyTo(packageCopy.resolve("application"));
+        Path schema = copy.resolve("schemas/comment.sd");
+        String text = Files.readString(schema);
+        int at = text.indexOf('{', text.indexOf("document comment"));
+        Files.writeString(schema, text.substring(0, at + 1) + """
+
+                        field tags type array<string> {
+                            indexing: attribute
+                        }
+                        field props type map<string, string> {
+                            indexing: summary
+                            struct-field key { indexing: attribute }
+                            struct-field value { indexing: attribute }
+                        }
+                        field flagged type bool {
+                            indexing: attribute
+                        }
+                """ + text.substring(at + 1));
+        return copy;
+    }
 
     @BeforeAll
-    static void setUp() {
-        ContentClusterConfig cluster = DwellPackage.cluster();
-        IndexingScripts indexing = DwellPackage.indexing(cluster);
+    static void setUp() throws java.io.IOException {
+        Path app = packageWithMultiValueFields();
+        VespaModel model = DwellPackage.model(app);
+        ContentClusterConfig cluster = ContentClusterConfigs.from(model, "dwell", app);
+        IlscriptsConfig scripts = model.getConfig(IlscriptsConfig.class, "dwell_container/docprocchains/chain/indexing/component/com.yahoo.docprocs.indexing.IndexingProcessor");
+        IndexingScripts indexing = new IndexingScripts(scripts, new DocumentTypeManager(cluster.documentManager()), new SimpleLinguistics(), DwellPackage.embedders());
         DocumentTypeManager types = indexing.documentTypes();
         nodes = new ContentNode[] { new ContentNode(cluster, 0), new ContentNode(cluster, 1), new ContentNode(cluster, 2) };
         int i = 0;
@@ -77,6 +132,13 @@ public class GroupingTest {
             doc.setFieldValue("created_at", new LongFieldValue(created(i)));
             doc.setFieldValue("upvotes", new IntegerFieldValue(c.upvotes()));
             doc.setFieldValue("uppercase_ratio", new FloatFieldValue(ratio(c)));
+            Array<StringFieldValue> tags = new Array<>(DataType.getArray(DataType.STRING));
+            for (String tag : c.tags()) tags.add(new StringFieldValue(tag));
+            doc.setFieldValue("tags", tags);
+            MapFieldValue<StringFieldValue, StringFieldValue> props = new MapFieldValue<>(new MapDataType(DataType.STRING, DataType.STRING));
+            for (Map.Entry<String, String> p : new TreeMap<>(c.props()).entrySet()) props.put(new StringFieldValue(p.getKey()), new StringFieldValue(p.getValue()));
+            doc.setFieldValue("props", props);
+            doc.setFieldValue("flagged", new BoolFieldValue(c.flagged()));
             nodes[i++ % 3].put(indexing.process(doc));
         }
     }
@@ -88,7 +150,10 @@ public class GroupingTest {
     static float ratio(Comment c) { return c.upvotes() / 8f + 1 / 16f; }
 
     @AfterAll
-    static void tearDown() { for (ContentNode node : nodes) node.close(); }
+    static void tearDown() throws java.io.IOException {
+        for (ContentNode node : nodes) node.close();
+        ai.dwell.runtime.serve.deploy.PackageFiles.deleteRecursively(packageCopy);
+    }
 
     @Test
     void countsPerArticle() {
@@ -129,13 +194,13 @@ public class GroupingTest {
 
     @Test
     void unsupportedAggregatorIsAnErrorNamingIt() {
-        SearchProtocol.SearchReply reply = nodes[0].search(request("all(group(article_id) output(count()) each(output(sum(upvotes))))"));
+        SearchProtocol.SearchReply reply = nodes[0].search(request("all(group(zcurve.x(upvotes)) each(output(count())))"));
         assertEquals(1, reply.getErrorsCount());
-        assertTrue(reply.getErrors(0).getMessage().contains("ExpressionCountAggregationResult"), reply.getErrors(0).getMessage());
+        assertTrue(reply.getErrors(0).getMessage().contains("ZCurveFunctionNode"), reply.getErrors(0).getMessage());
         assertTrue(reply.getGroupingBlob().isEmpty());
-        reply = nodes[0].search(request("all(group(normalizesubject(author_id)) each(output(count())))"));
+        reply = nodes[0].search(request("all(group(article_id) each(output(sum(md5(author_id, 64)))))"));
         assertEquals(1, reply.getErrorsCount());
-        assertTrue(reply.getErrors(0).getMessage().contains("NormalizeSubjectFunctionNode"), reply.getErrors(0).getMessage());
+        assertTrue(reply.getErrors(0).getMessage().contains("SumAggregationResult of a raw value"), reply.getErrors(0).getMessage());
         reply = nodes[0].search(request("all(group(article_id) each(output(sum(author_id))))"));
         assertEquals(0, reply.getErrorsCount(), "a sum of strings is proton's sum of their leading numbers, 0 here");
     }
@@ -281,6 +346,129 @@ public class GroupingTest {
         Group floats = group("all(group(fixedwidth(uppercase_ratio, 0.5)) each(output(count())))");
         Map<Double, Long> floatBuckets = comments.stream().collect(Collectors.groupingBy(c -> Math.floor(ratio(c) / 0.5) * 0.5, TreeMap::new, Collectors.counting()));
         assertEquals(floatBuckets.keySet().stream().toList(), floats.getChildren().stream().map(g -> ((FloatBucketResultNode) g.getId()).getFrom()).toList());
+    }
+
+    @Test
+    void countOfGroupsIsMergedFromEachNodesSketch() {
+        // every article and author is on several of the three nodes: the merged sketch counts each once
+        Group root = group("all(group(author_id) output(count()) each(output(count())))");
+        ExpressionCountAggregationResult authors = result(root, ExpressionCountAggregationResult.class);
+        assertEquals(counts(Comment::author).size(), authors.getEstimatedUniqueCount());
+        assertEquals(4, authors.getEstimatedUniqueCount()); // ann, bob, cy, dan
+        // per article, the number of its authors' groups: a ann bob dan, b ann bob, c cy ann
+        Group articles = group("all(group(article_id) each(all(group(author_id) output(count()) each(output(count())))))");
+        Map<String, Long> authorsPerArticle = new TreeMap<>();
+        for (Group article : articles.getChildren())
+            authorsPerArticle.put(article.getId().getString(), result(article, ExpressionCountAggregationResult.class).getEstimatedUniqueCount());
+        Map<String, Long> expected = comments.stream().collect(Collectors.groupingBy(Comment::article, TreeMap::new,
+                Collectors.collectingAndThen(Collectors.mapping(Comment::author, Collectors.toSet()), set -> (long) set.size())));
+        assertEquals(expected, authorsPerArticle);
+        assertEquals(Map.of("a", 3L, "b", 2L, "c", 2L), authorsPerArticle);
+        // of buckets and of integer values: upvotes 0..9 in buckets of 3 (0 3 6 9), 9 distinct values
+        assertEquals(4, result(group("all(group(fixedwidth(upvotes, 3)) output(count()) each(output(count())))"),
+                               ExpressionCountAggregationResult.class).getEstimatedUniqueCount());
+        assertEquals(comments.stream().map(Comment::upvotes).distinct().count(),
+                     result(group("all(group(upvotes) output(count()) each(output(count())))"), ExpressionCountAggregationResult.class).getEstimatedUniqueCount());
+    }
+
+    @Test
+    void multiValueAttributesGiveOneGroupPerElement() {
+        Map<String, Long> expected = new TreeMap<>();
+        for (Comment c : comments) for (String tag : c.tags()) expected.merge(tag, 1L, Long::sum); // g2's two x count twice
+        assertEquals(Map.of("w", 1L, "x", 5L, "y", 4L, "z", 3L), expected);
+        assertEquals(expected, new TreeMap<>(childCounts(group("all(group(tags) each(output(count())))"))));
+        // sums over the elements' groups, nested below an article, and a filter on the element
+        Group root = group("all(group(article_id) each(all(group(tags) filter(not regex(\"w\", tags)) each(output(count(), sum(upvotes))))))");
+        Map<String, Long> sums = new TreeMap<>(), found = new TreeMap<>();
+        for (Comment c : comments) for (String tag : c.tags()) if ( ! tag.equals("w")) sums.merge(c.article() + "/" + tag, (long) c.upvotes(), Long::sum);
+        for (Group article : root.getChildren())
+            for (Group tag : article.getChildren())
+                found.put(article.getId().getString() + "/" + tag.getId().getString(), result(tag, SumAggregationResult.class).getSum().getInteger());
+        assertEquals(sums, found);
+    }
+
+    @Test
+    void mapKeysAndValuesGroupedTogetherAndLookedUp() {
+        // group(props.key) binds the struct props to the key's element, so props.value below is the value of that key
+        Group root = group("all(group(props.key) each(output(count()) all(group(props.value) each(output(count())))))");
+        Map<String, Long> pairs = new TreeMap<>(), expected = new TreeMap<>();
+        for (Comment c : comments) for (var p : c.props().entrySet()) expected.merge(p.getKey() + "=" + p.getValue(), 1L, Long::sum);
+        for (Group key : root.getChildren())
+            for (Group value : key.getChildren())
+                pairs.put(key.getId().getString() + "=" + value.getId().getString(), result(value, CountAggregationResult.class).getCount());
+        assertEquals(expected, pairs);
+        assertEquals(4L, pairs.get("mood=happy"));
+        // props{"mood"}: the value of the key, "" where a document has none (g4, g5)
+        Map<String, Long> moods = comments.stream().collect(Collectors.groupingBy(c -> c.props().getOrDefault("mood", ""), TreeMap::new, Collectors.counting()));
+        assertEquals(moods, new TreeMap<>(childCounts(group("all(group(props{\"mood\"}) each(output(count())))"))));
+        assertEquals(2L, moods.get(""));
+        // the guide's filter on a map lookup: documents whose mood starts with "ha" (happy, hazy), per author
+        Map<String, Long> filtered = comments.stream().filter(c -> c.props().getOrDefault("mood", "").startsWith("ha"))
+                .collect(Collectors.groupingBy(Comment::author, TreeMap::new, Collectors.counting()));
+        assertEquals(filtered, new TreeMap<>(childCounts(group("all(group(author_id) filter(regex(\"ha.*\", props{\"mood\"})) each(output(count())))"))));
+        // a lookup with the key from another attribute: props{author_id} (no comment has its author as a key)
+        assertEquals(Map.of("", (long) comments.size()), childCounts(group("all(group(props{author_id}) each(output(count())))")));
+    }
+
+    @Test
+    void isTrueFilterOnABoolAttribute() {
+        Map<String, Long> odd = comments.stream().filter(Comment::flagged)
+                .collect(Collectors.groupingBy(Comment::author, TreeMap::new, Collectors.counting()));
+        assertEquals(Map.of("ann", 3L, "bob", 1L, "dan", 1L), odd); // upvotes 1 3 7, 9, 5
+        assertEquals(odd, new TreeMap<>(childCounts(group("all(group(author_id) filter(istrue(flagged)) each(output(count())))"))));
+        assertEquals(Map.of("bob", 2L, "cy", 1L, "ann", 1L), childCounts(group("all(group(author_id) filter(not istrue(flagged)) each(output(count())))")));
+        SearchProtocol.SearchReply reply = nodes[0].search(request("all(group(author_id) filter(istrue(upvotes)) each(output(count())))"));
+        assertEquals(1, reply.getErrorsCount());
+        assertTrue(reply.getErrors(0).getMessage().contains("istrue() requires input to be type bool"), reply.getErrors(0).getMessage());
+    }
+
+    @Test
+    void xorOfMd5OfCatIsOfTheBytesProtonConcatenates() throws Exception {
+        // the guide's xor(md5(cat(...), 64)): the author's UTF-8 bytes then upvotes, an int attribute, as 4 bytes
+        // big-endian; the md5's first 8 bytes as a big-endian long, xor-ed over the article's comments
+        Group root = group("all(group(article_id) each(output(xor(md5(cat(author_id, upvotes), 64)))))");
+        Map<String, Long> expected = new TreeMap<>(), found = new TreeMap<>();
+        for (Comment c : comments) {
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            bytes.writeBytes(c.author().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            bytes.writeBytes(java.nio.ByteBuffer.allocate(4).putInt(c.upvotes()).array());
+            byte[] md5 = java.security.MessageDigest.getInstance("MD5").digest(bytes.toByteArray());
+            expected.merge(c.article(), java.nio.ByteBuffer.wrap(md5, 0, 8).getLong(), (a, b) -> a ^ b);
+        }
+        for (Group article : root.getChildren()) found.put(article.getId().getString(), result(article, XorAggregationResult.class).getXor());
+        assertEquals(expected, found);
+        // created_at is a long: 8 bytes; a float attribute as a double's 8 bytes; a constant integer as 8
+        Group longs = group("all(group(article_id) each(output(xor(md5(cat(created_at, uppercase_ratio, 7), 64)))))");
+        expected.clear();
+        for (int i = 0; i < comments.size(); i++) {
+            Comment c = comments.get(i);
+            byte[] bytes = java.nio.ByteBuffer.allocate(24).putLong(created(i)).putDouble(ratio(c)).putLong(7).array();
+            byte[] md5 = java.security.MessageDigest.getInstance("MD5").digest(bytes);
+            expected.merge(c.article(), java.nio.ByteBuffer.wrap(md5, 0, 8).getLong(), (a, b) -> a ^ b);
+        }
+        found.clear();
+        for (Group article : longs.getChildren()) found.put(article.getId().getString(), result(article, XorAggregationResult.class).getXor());
+        assertEquals(expected, found);
+    }
+
+    @Test
+    void normalizeSubjectStripsOneReplyOrForwardPrefix() {
+        assertEquals(counts(Comment::author), new TreeMap<>(childCounts(group("all(group(normalizesubject(strcat(\"Re: \", author_id))) each(output(count())))"))));
+        assertEquals(counts(Comment::author), new TreeMap<>(childCounts(group("all(group(normalizesubject(strcat(\"FWD: \", author_id))) each(output(count())))"))));
+        Map<String, Long> once = childCounts(group("all(group(normalizesubject(strcat(\"Fw: Re: \", author_id))) each(output(count())))"));
+        assertEquals(Set.of("Re: ann", "Re: bob", "Re: cy", "Re: dan"), once.keySet()); // one prefix only
+        Map<String, Long> kept = childCounts(group("all(group(normalizesubject(strcat(\"re: \", author_id))) each(output(count())))"));
+        assertEquals(Set.of("re: ann", "re: bob", "re: cy", "re: dan"), kept.keySet()); // the R must be upper case
+    }
+
+    @Test
+    void ucaSortKeysGroupAndOrder() {
+        // one group per author, its id the sort key's bytes; ordered by the max of the keys, merged over the nodes
+        Group keys = group("all(group(uca(author_id, \"sv\")) each(output(count())))");
+        assertEquals(List.of(4L, 3L, 1L, 1L), keys.getChildren().stream().map(g -> result(g, CountAggregationResult.class).getCount()).toList()); // ann bob cy dan
+        assertTrue(keys.getChildren().stream().allMatch(g -> g.getId() instanceof com.yahoo.searchlib.expression.RawResultNode));
+        Group ordered = group("all(group(author_id) max(2) order(-max(uca(author_id, \"sv\"))) each(output(count())))");
+        assertEquals(List.of("bob", "cy", "dan"), ids(ordered)); // max + 1 groups kept, in id order: the last three by key
     }
 
     private static List<String> ids(Group group) {

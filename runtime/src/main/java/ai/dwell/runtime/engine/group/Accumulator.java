@@ -3,6 +3,11 @@ package ai.dwell.runtime.engine.group;
 import ai.dwell.runtime.index.DocumentIndex;
 import com.yahoo.searchlib.aggregation.AverageAggregationResult;
 import com.yahoo.searchlib.aggregation.CountAggregationResult;
+import com.yahoo.searchlib.aggregation.ExpressionCountAggregationResult;
+import com.yahoo.searchlib.aggregation.hll.HyperLogLog;
+import com.yahoo.searchlib.aggregation.hll.HyperLogLogEstimator;
+import com.yahoo.searchlib.aggregation.hll.NormalSketch;
+import com.yahoo.searchlib.aggregation.hll.SparseSketch;
 import com.yahoo.searchlib.aggregation.FS4Hit;
 import com.yahoo.searchlib.aggregation.HitsAggregationResult;
 import com.yahoo.searchlib.aggregation.MaxAggregationResult;
@@ -12,8 +17,15 @@ import com.yahoo.searchlib.aggregation.SumAggregationResult;
 import com.yahoo.searchlib.aggregation.XorAggregationResult;
 import com.yahoo.searchlib.expression.FloatResultNode;
 import com.yahoo.searchlib.expression.IntegerResultNode;
+import com.yahoo.searchlib.expression.RawResultNode;
 import com.yahoo.searchlib.expression.SingleResultNode;
 import com.yahoo.searchlib.expression.StringResultNode;
+import net.jpountz.xxhash.XXHash32;
+import net.jpountz.xxhash.XXHashFactory;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * One aggregator of one group: collects the group's documents and writes its partial result into the group's
@@ -74,7 +86,7 @@ abstract class Accumulator {
         }
     }
 
-    /** min() or max(): starts at the type's greatest (least) value, as proton's setMax (setMin). */
+    /** min() or max(): starts at the type's greatest (least) value, as proton's setMax (setMin); raw values compare as memcmp. */
     static final class Extreme extends Accumulator {
         private final MinAggregationResult min;
         private final MaxAggregationResult max;
@@ -82,6 +94,7 @@ abstract class Accumulator {
         private long integer;
         private double floating;
         private String string;
+        private byte[] raw;
         Extreme(MinAggregationResult min, MaxAggregationResult max, GroupValue value) {
             this.min = min;
             this.max = max;
@@ -98,6 +111,10 @@ abstract class Accumulator {
                 case FLOAT -> {
                     double v = value.floating(lid, rank);
                     if (min != null ? v < floating : v > floating) floating = v;
+                }
+                case RAW -> {
+                    byte[] v = value.raw(lid, rank);
+                    if (raw == null || (min != null ? Arrays.compareUnsigned(v, raw) < 0 : Arrays.compareUnsigned(v, raw) > 0)) raw = v;
                 }
                 case STRING -> {
                     String v = value.string(lid, rank);
@@ -121,6 +138,7 @@ abstract class Accumulator {
                 case INTEGER -> new IntegerResultNode(integer);
                 case FLOAT -> new FloatResultNode(floating);
                 case STRING -> string == null ? start(GroupValue.Type.STRING, min != null) : new StringResultNode(string);
+                case RAW -> raw == null ? start(GroupValue.Type.RAW, min != null) : new RawResultNode(raw);
             };
             if (min != null) min.setMin(node);
             else max.setMax(node);
@@ -132,6 +150,7 @@ abstract class Accumulator {
                 case INTEGER -> new IntegerResultNode(forMin ? Long.MAX_VALUE : Long.MIN_VALUE);
                 case FLOAT -> new FloatResultNode(forMin ? Double.MAX_VALUE : -Double.MAX_VALUE);
                 case STRING -> forMin ? GreatestString.create() : new StringResultNode("");
+                case RAW -> new RawResultNode(forMin ? new byte[] { (byte) 0xff } : new byte[0]); // proton's RawResultNode setMax, setMin
             };
         }
     }
@@ -181,6 +200,38 @@ abstract class Accumulator {
         }
         @Override void write() { // the result was sent empty (0, 0, 0); it has no setters
             result.merge(new StandardDeviationAggregationResult(count, sum, sumOfSquares));
+        }
+    }
+
+
+    /**
+     * count() of groups: as proton's ExpressionCountAggregationResult, each document's group id of the level below
+     * hashed (its ResultNode hash, then XXH32 of those 8 bytes with seed 42) into a HyperLogLog sketch, sparse (the
+     * distinct hashes, so exact but for hash collisions) up to 256 hashes and a normal sketch beyond, which the
+     * container merges over the nodes (searchlib's SketchMerger) and estimates the count from.
+     */
+    static final class GroupCount extends Accumulator {
+        private static final XXHash32 xxHash32 = XXHashFactory.fastestJavaInstance().hash32();
+        private final ExpressionCountAggregationResult result;
+        private final GroupClassifier groupIds;
+        private final byte[] bytes = new byte[8];
+        private final ByteBuffer buffer = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        private SparseSketch sparse = new SparseSketch();
+        private NormalSketch normal;
+        GroupCount(ExpressionCountAggregationResult result, GroupClassifier groupIds) { this.result = result; this.groupIds = groupIds; }
+        @Override void add(int lid, double rank) {
+            buffer.putLong(0, groupIds.hash(lid, rank));
+            int hash = xxHash32.hash(bytes, 0, 8, 42);
+            if (normal == null && sparse.size() > HyperLogLog.SPARSE_SKETCH_CONVERSION_THRESHOLD) { // as proton's, before the next
+                normal = new NormalSketch();
+                normal.aggregate(sparse.data());
+                sparse = null;
+            }
+            if (normal != null) normal.aggregate(hash);
+            else sparse.aggregate(hash);
+        }
+        @Override void write() {
+            result.merge(new ExpressionCountAggregationResult(normal != null ? normal : sparse, new HyperLogLogEstimator()));
         }
     }
 

@@ -5,6 +5,7 @@ import ai.dwell.runtime.rank.UnsupportedFeatureException;
 import com.yahoo.searchlib.aggregation.AggregationResult;
 import com.yahoo.searchlib.aggregation.AverageAggregationResult;
 import com.yahoo.searchlib.aggregation.CountAggregationResult;
+import com.yahoo.searchlib.aggregation.ExpressionCountAggregationResult;
 import com.yahoo.searchlib.aggregation.Group;
 import com.yahoo.searchlib.aggregation.HitsAggregationResult;
 import com.yahoo.searchlib.aggregation.MaxAggregationResult;
@@ -23,31 +24,45 @@ import java.util.List;
 
 /**
  * The aggregators of the groups of one level (or of the root), compiled once from the level's group prototype:
- * count(), summary(), sum, avg, min, max, xor and stddev of an expression. Any other aggregator, and an order-by
+ * count() (of documents, and of the groups of the level below: a HyperLogLog sketch of their ids' hashes), summary(), sum, avg, min, max, xor and stddev of an expression. Any other aggregator, and an order-by
  * expression that is not arithmetic over the group's aggregates and constants, fails here naming it.
  */
 final class AggregatorPlan {
 
     private final List<AggregationResult> prototypes;
     private final GroupValue[] values;
+    private final GroupClassifier[] groupIds;
     private final DocumentIndex index;
     private final int distributionKey;
 
     AggregatorPlan(Group prototype, GroupValues compiler, DocumentIndex index, int distributionKey) {
         this.prototypes = prototype.getAggregationResults();
         this.values = new GroupValue[prototypes.size()];
+        this.groupIds = new GroupClassifier[prototypes.size()];
         this.index = index;
         this.distributionKey = distributionKey;
         for (int i = 0; i < prototypes.size(); i++) {
             AggregationResult result = prototypes.get(i);
             Class<?> kind = result.getClass();
             if (kind == CountAggregationResult.class || kind == HitsAggregationResult.class) continue;
+            if (kind == ExpressionCountAggregationResult.class) { // count() of groups: the next level's group-by expression
+                try {
+                    GroupClassifier buckets = GroupingRunner.buckets(result.getExpression(), compiler);
+                    groupIds[i] = buckets != null ? buckets : GroupClassifier.of(compiler.compile(result.getExpression()));
+                }
+                catch (UnsupportedFeatureException e) {
+                    throw new UnsupportedFeatureException("Grouping count() of groups by " + result.getExpression() + ": " + e.getMessage());
+                }
+                continue;
+            }
             if (kind != SumAggregationResult.class && kind != MinAggregationResult.class && kind != MaxAggregationResult.class
                 && kind != AverageAggregationResult.class && kind != XorAggregationResult.class
                 && kind != StandardDeviationAggregationResult.class)
                 throw new UnsupportedFeatureException("Grouping aggregator " + kind.getSimpleName() + " is not supported by this content engine: " +
-                                                      "only count(), summary(), sum, avg, min, max, xor and stddev");
+                                                      "only count() (of documents and of groups), summary(), sum, avg, min, max, xor and stddev");
             values[i] = compiler.compile(result.getExpression());
+            if (values[i].type() == GroupValue.Type.RAW && kind != XorAggregationResult.class && kind != MinAggregationResult.class && kind != MaxAggregationResult.class)
+                throw new UnsupportedFeatureException("Grouping aggregator " + kind.getSimpleName() + " of a raw value (cat, md5, uca) is not supported by this content engine: only xor, min and max");
         }
         for (ExpressionNode orderBy : prototype.getOrderByExpressions()) checkOrderBy(orderBy);
     }
@@ -58,7 +73,8 @@ final class AggregatorPlan {
         Accumulator[] accumulators = new Accumulator[results.size()];
         for (int i = 0; i < accumulators.length; i++) {
             AggregationResult result = results.get(i);
-            accumulators[i] = accumulator(result, values[i]);
+            accumulators[i] = result instanceof ExpressionCountAggregationResult groups ? new Accumulator.GroupCount(groups, groupIds[i])
+                                                                                    : accumulator(result, values[i]);
         }
         return accumulators;
     }

@@ -153,4 +153,35 @@ final class FunctionValues {
         }
     }
 
+
+    /** A float's bits as an integer (for writing the float's bytes). */
+    static final class FloatBits extends GroupValue {
+        private final GroupValue argument;
+        FloatBits(GroupValue argument) { super(Type.INTEGER); this.argument = argument; }
+        @Override public long integer(int lid, double rank) { return Double.doubleToRawLongBits(argument.floating(lid, rank)); }
+    }
+
+
+    /**
+     * normalizesubject(a): the string without one leading "Re: ", "Fw: " or "Fwd: " (the first letter upper case,
+     * the others either), as proton's NormalizeSubjectFunctionNode.
+     */
+    static final class NormalizedSubject extends GroupValue {
+        private final GroupValue argument;
+        NormalizedSubject(GroupValue argument) { super(Type.STRING); this.argument = argument; }
+        @Override public String string(int lid, double rank) {
+            String s = argument.string(lid, rank);
+            return s.substring(prefix(s));
+        }
+        static int prefix(String s) {
+            if (s.length() < 4) return 0;
+            if (s.charAt(0) == 'R' && (s.charAt(1) | 0x20) == 'e' && s.charAt(2) == ':' && s.charAt(3) == ' ') return 4;
+            if (s.charAt(0) == 'F' && (s.charAt(1) | 0x20) == 'w') {
+                if (s.charAt(2) == ':' && s.charAt(3) == ' ') return 4;
+                if ((s.charAt(2) | 0x20) == 'd' && s.charAt(3) == ':' && s.length() > 4 && s.charAt(4) == ' ') return 5;
+            }
+            return 0;
+        }
+    }
+
 }

@@ -6,6 +6,7 @@ import com.yahoo.searchlib.expression.FloatResultNode;
 import com.yahoo.searchlib.expression.IntegerBucketResultNode;
 import com.yahoo.searchlib.expression.IntegerBucketResultNodeVector;
 import com.yahoo.searchlib.expression.IntegerResultNode;
+import com.yahoo.searchlib.expression.RawResultNode;
 import com.yahoo.searchlib.expression.ResultNode;
 import com.yahoo.searchlib.expression.ResultNodeVector;
 import com.yahoo.searchlib.expression.StringBucketResultNode;
@@ -13,6 +14,8 @@ import com.yahoo.searchlib.expression.StringBucketResultNodeVector;
 import com.yahoo.searchlib.expression.StringResultNode;
 import ai.dwell.runtime.rank.UnsupportedFeatureException;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -21,6 +24,39 @@ import java.util.List;
  * fixedwidth bucket, or a predefined bucket. The key is an object per document (a boxed value or a bucket).
  */
 abstract class GroupClassifier {
+
+    private final GroupValue value;
+
+    GroupClassifier(GroupValue value) { this.value = value; }
+
+    /** The value this classifies by (of a bucket function, its argument). */
+    GroupValue value() { return value; }
+
+    /**
+     * The hash of the document's group id, as proton's ResultNode hash() of it, which count() of groups (its
+     * HyperLogLog sketch) counts: an integer (an integer bucket's lower bound) itself, a float (a float bucket's lower
+     * bound) by its bits, a string by the xor of its UTF-8 bytes as little-endian 64-bit words, a string bucket 0.
+     */
+    long hash(int lid, double rank) { return hashOf(id(key(lid, rank))); }
+
+    static long hashOf(ResultNode id) {
+        if (id instanceof IntegerResultNode integer) return integer.getInteger();
+        if (id instanceof FloatResultNode floating) return Double.doubleToRawLongBits(floating.getFloat());
+        if (id instanceof StringResultNode string) return hashOf(string.getString());
+        if (id instanceof RawResultNode raw) return hashOf(raw.getRaw());
+        if (id instanceof IntegerBucketResultNode bucket) return bucket.getFrom();
+        if (id instanceof FloatBucketResultNode bucket) return Double.doubleToRawLongBits(bucket.getFrom());
+        if (id instanceof StringBucketResultNode) return 0;
+        throw new IllegalStateException("Unexpected group id " + id.getClass().getSimpleName());
+    }
+
+    static long hashOf(String string) { return hashOf(string.getBytes(StandardCharsets.UTF_8)); }
+
+    static long hashOf(byte[] bytes) {
+        long hash = 0;
+        for (int i = 0; i < bytes.length; i++) hash ^= (bytes[i] & 0xffL) << (8 * (i % 8));
+        return hash;
+    }
 
     /** The key of the document's group. */
     abstract Object key(int lid, double rank);
@@ -34,17 +70,26 @@ abstract class GroupClassifier {
     /** Groups by the value itself. */
     static GroupClassifier of(GroupValue value) {
         return switch (value.type()) {
-            case INTEGER -> new GroupClassifier() {
+            case INTEGER -> new GroupClassifier(value) {
+                @Override long hash(int lid, double rank) { return value.integer(lid, rank); }
                 @Override Object key(int lid, double rank) { return value.integer(lid, rank); }
                 @Override ResultNode id(Object key) { return new IntegerResultNode((Long) key); }
                 @Override Object keyOf(ResultNode id) { return id.getInteger(); }
             };
-            case FLOAT -> new GroupClassifier() {
+            case FLOAT -> new GroupClassifier(value) {
+                @Override long hash(int lid, double rank) { return Double.doubleToRawLongBits(value.floating(lid, rank)); }
                 @Override Object key(int lid, double rank) { return value.floating(lid, rank); }
                 @Override ResultNode id(Object key) { return new FloatResultNode((Double) key); }
                 @Override Object keyOf(ResultNode id) { return id.getFloat(); }
             };
-            case STRING -> new GroupClassifier() {
+            case RAW -> new GroupClassifier(value) {
+                @Override long hash(int lid, double rank) { return hashOf(value.raw(lid, rank)); }
+                @Override Object key(int lid, double rank) { return ByteBuffer.wrap(value.raw(lid, rank)); }
+                @Override ResultNode id(Object key) { return new RawResultNode(((ByteBuffer) key).array()); }
+                @Override Object keyOf(ResultNode id) { return ByteBuffer.wrap(id.getRaw()); }
+            };
+            case STRING -> new GroupClassifier(value) {
+                @Override long hash(int lid, double rank) { return hashOf(value.string(lid, rank)); }
                 @Override Object key(int lid, double rank) { return value.string(lid, rank); }
                 @Override ResultNode id(Object key) { return new StringResultNode((String) key); }
                 @Override Object keyOf(ResultNode id) { return id.getString(); }
@@ -62,11 +107,11 @@ abstract class GroupClassifier {
      * 0 gives the bucket [n, n).
      */
     static GroupClassifier fixedWidth(GroupValue value, ResultNode width) {
-        if (value.type() == GroupValue.Type.STRING)
-            throw new UnsupportedFeatureException("Grouping function fixedwidth of a string is not supported by this content engine");
+        if (value.type() == GroupValue.Type.STRING || value.type() == GroupValue.Type.RAW)
+            throw new UnsupportedFeatureException("Grouping function fixedwidth of a " + value.type().name().toLowerCase() + " value is not supported by this content engine");
         if (value.type() == GroupValue.Type.INTEGER) {
             long w = width.getInteger();
-            return new GroupClassifier() {
+            return new GroupClassifier(value) {
                 @Override Object key(int lid, double rank) {
                     long n = value.integer(lid, rank);
                     long from = n, to = n;
@@ -93,7 +138,7 @@ abstract class GroupClassifier {
             };
         }
         double w = width.getFloat();
-        return new GroupClassifier() {
+        return new GroupClassifier(value) {
             @Override Object key(int lid, double rank) {
                 double n = value.floating(lid, rank);
                 if ( ! (w > 0)) return new FloatRange(n, n);
@@ -117,11 +162,13 @@ abstract class GroupClassifier {
      * value in no bucket goes to the type's null bucket, as there.
      */
     static GroupClassifier predefined(GroupValue value, ResultNodeVector buckets) {
+        if (value.type() == GroupValue.Type.RAW)
+            throw new UnsupportedFeatureException("Grouping predefined buckets of a raw value (cat, md5) are not supported by this content engine");
         if (buckets instanceof IntegerBucketResultNodeVector integers) {
             List<IntegerBucketResultNode> list = integers.getVector();
             long[] from = list.stream().mapToLong(IntegerBucketResultNode::getFrom).toArray();
             long[] to = list.stream().mapToLong(IntegerBucketResultNode::getTo).toArray();
-            return new Predefined(list) {
+            return new Predefined(value, list) {
                 @Override Object key(int lid, double rank) {
                     long n = value.integer(lid, rank);
                     for (int i = 0; i < from.length; i++) if (n >= from[i] && n < to[i]) return i;
@@ -134,7 +181,7 @@ abstract class GroupClassifier {
             List<FloatBucketResultNode> list = floats.getVector();
             double[] from = list.stream().mapToDouble(FloatBucketResultNode::getFrom).toArray();
             double[] to = list.stream().mapToDouble(FloatBucketResultNode::getTo).toArray();
-            return new Predefined(list) {
+            return new Predefined(value, list) {
                 @Override Object key(int lid, double rank) {
                     double n = value.floating(lid, rank);
                     for (int i = 0; i < from.length; i++) if (n >= from[i] && n < to[i]) return i;
@@ -147,7 +194,7 @@ abstract class GroupClassifier {
             List<StringBucketResultNode> list = strings.getVector();
             ResultNode[] from = list.stream().map(b -> (ResultNode) Members.get(b, "from")).toArray(ResultNode[]::new);
             ResultNode[] to = list.stream().map(b -> (ResultNode) Members.get(b, "to")).toArray(ResultNode[]::new);
-            return new Predefined(list) {
+            return new Predefined(value, list) {
                 @Override Object key(int lid, double rank) {
                     StringResultNode n = new StringResultNode(value.string(lid, rank));
                     for (int i = 0; i < from.length; i++) if (from[i].compareTo(n) <= 0 && to[i].compareTo(n) > 0) return i;
@@ -161,7 +208,7 @@ abstract class GroupClassifier {
 
     private abstract static class Predefined extends GroupClassifier {
         private final List<? extends ResultNode> buckets;
-        Predefined(List<? extends ResultNode> buckets) { this.buckets = buckets; }
+        Predefined(GroupValue value, List<? extends ResultNode> buckets) { super(value); this.buckets = buckets; }
         abstract ResultNode nullBucket();
         @Override ResultNode id(Object key) {
             int bucket = (Integer) key;

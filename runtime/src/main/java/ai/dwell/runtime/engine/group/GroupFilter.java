@@ -6,6 +6,7 @@ import com.google.re2j.PatternSyntaxException;
 import com.yahoo.searchlib.expression.AndPredicateNode;
 import com.yahoo.searchlib.expression.ExpressionNode;
 import com.yahoo.searchlib.expression.FilterExpressionNode;
+import com.yahoo.searchlib.expression.IsTruePredicateNode;
 import com.yahoo.searchlib.expression.MultiArgPredicateNode;
 import com.yahoo.searchlib.expression.NotPredicateNode;
 import com.yahoo.searchlib.expression.OrPredicateNode;
@@ -19,8 +20,9 @@ import java.util.Optional;
  * A grouping level's filter, as proton's GroupingLevel applies it: a document the filter does not allow is not put
  * into a group of the level (nor below it), though it still counts in the groups above. regex(pattern, value) is a
  * full match of the value's string, with RE2 syntax (re2j; proton's vespalib Regex is RE2); range(low, high, value)
- * compares the value as a float, bounds inclusive as the request says; and, or, not combine them. istrue() and any
- * other filter fail naming it.
+ * compares the value as a float, bounds inclusive as the request says; istrue(value) of a bool attribute allows
+ * the documents where it is true (any other value is proton's error, "istrue() requires input to be type bool");
+ * and, or, not combine them. Any other filter fails naming it.
  */
 abstract class GroupFilter {
 
@@ -37,6 +39,8 @@ abstract class GroupFilter {
             }
             GroupValue value = argument(regex.getExpression(), compiler);
             if (value == null) return never();
+            if (value.type() == GroupValue.Type.RAW)
+                throw new UnsupportedFeatureException("Grouping filter regex of a raw value (cat, md5) is not supported by this content engine");
             return new GroupFilter() {
                 @Override boolean allow(int lid, double rank) { return pattern.matches(value.string(lid, rank)); }
             };
@@ -51,6 +55,13 @@ abstract class GroupFilter {
                     double v = value.floating(lid, rank);
                     return (lowerInclusive ? v >= lower : v > lower) && (upperInclusive ? v <= upper : v < upper);
                 }
+            };
+        }
+        if (node instanceof IsTruePredicateNode isTrue) {
+            if (isTrue.getExpression().isEmpty()) return never();
+            GroupValue value = compiler.compileBool(isTrue.getExpression().get());
+            return new GroupFilter() {
+                @Override boolean allow(int lid, double rank) { return value.integer(lid, rank) != 0; }
             };
         }
         if (node instanceof NotPredicateNode not) {
@@ -74,7 +85,7 @@ abstract class GroupFilter {
             };
         }
         throw new UnsupportedFeatureException("Grouping filter " + node.getClass().getSimpleName() + " is not supported by this content engine: " +
-                                              "only regex, range, and, or, not");
+                                              "only regex, range, istrue, and, or, not");
     }
 
     /** The filter's value; null where the request has none (proton's filter then allows nothing). */

@@ -8,7 +8,8 @@ package ai.dwell.runtime.engine.group;
  */
 public abstract class GroupValue {
 
-    public enum Type { INTEGER, FLOAT, STRING }
+    /** RAW is bytes (proton's RawResultNode: cat and md5), read as an integer or float by its first 8 bytes, big-endian. */
+    public enum Type { INTEGER, FLOAT, STRING, RAW }
 
     private final Type type;
 
@@ -22,6 +23,7 @@ public abstract class GroupValue {
             case INTEGER -> throw new IllegalStateException("An integer value must implement integer()");
             case FLOAT -> roundToLong(floating(lid, rank));
             case STRING -> NumberText.leadingInteger(string(lid, rank));
+            case RAW -> firstEight(raw(lid, rank));
         };
     }
 
@@ -31,6 +33,7 @@ public abstract class GroupValue {
             case INTEGER -> integer(lid, rank);
             case FLOAT -> throw new IllegalStateException("A float value must implement floating()");
             case STRING -> NumberText.leadingFloat(string(lid, rank));
+            case RAW -> Double.longBitsToDouble(firstEight(raw(lid, rank)));
         };
     }
 
@@ -40,7 +43,20 @@ public abstract class GroupValue {
             case INTEGER -> Long.toString(integer(lid, rank));
             case FLOAT -> NumberText.g(floating(lid, rank));
             case STRING -> throw new IllegalStateException("A string value must implement string()");
+            case RAW -> throw new IllegalStateException("A raw value is not read as a string here");
         };
+    }
+
+    /** This value's bytes (a raw value only). */
+    public byte[] raw(int lid, double rank) {
+        throw new IllegalStateException("Only a raw value has bytes");
+    }
+
+    /** The first 8 bytes (zero-filled after the last) as a big-endian long, as proton's RawResultNode getInteger. */
+    static long firstEight(byte[] bytes) {
+        long value = 0;
+        for (int i = 0; i < 8; i++) value = (value << 8) | (i < bytes.length ? bytes[i] & 0xffL : 0);
+        return value;
     }
 
     static long roundToLong(double value) {

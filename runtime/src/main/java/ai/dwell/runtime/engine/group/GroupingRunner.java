@@ -22,11 +22,13 @@ import java.util.Map;
  * go below a level only up to the last level.
  *
  * A level groups by an expression over single-value attributes (GroupValues: arithmetic, math, time, string
- * functions), by its fixedwidth buckets or by predefined buckets (GroupClassifier); a group's outputs are count(),
- * summary(), sum, avg, min, max, xor and stddev of such expressions (AggregatorPlan), each written as the partial
- * result the container merges; groups are ordered by relevance or by expressions over their aggregates; a level's
- * filter keeps documents out of its groups (GroupFilter). Anything else fails naming it, before any document is
- * grouped.
+ * functions, map lookups, cat and md5), by its fixedwidth buckets or by predefined buckets (GroupClassifier), or by a
+ * multi-value attribute, one group per element (proton's MultiValueGrouper), binding the attribute's struct to the
+ * element for its filter, its aggregates and the levels below; a group's outputs are count() (of documents, or of
+ * the groups below it), summary(), sum, avg, min, max, xor and stddev of such expressions (AggregatorPlan), each
+ * written as the partial result the container merges; groups are ordered by relevance or by expressions over their
+ * aggregates; a level's filter keeps documents out of its groups (GroupFilter). Anything else fails naming it,
+ * before any document is grouped.
  *
  * Groups are created for every value seen and pruned to each level's precision by their order afterwards; this
  * gives the groups and aggregates proton gives whether or not it may stop creating groups early (ordered by
@@ -41,7 +43,7 @@ public final class GroupingRunner {
     }
 
     /** One grouping request compiled: a classifier per level, the aggregators of the root and of each level. */
-    private record Plan(GroupClassifier[] classifiers, GroupFilter[] filters, AggregatorPlan[] aggregators) {}
+    private record Plan(GroupClassifier[] classifiers, LeafValues.Element[] elements, GroupFilter[] filters, AggregatorPlan[] aggregators) {}
 
     private final List<Grouping> groupings;
     private final List<Plan> plans = new ArrayList<>();
@@ -49,31 +51,40 @@ public final class GroupingRunner {
 
     public GroupingRunner(List<Grouping> groupings, DocumentIndex index, int distributionKey) {
         this.groupings = groupings;
-        GroupValues compiler = new GroupValues(index);
         for (Grouping grouping : groupings) {
+            GroupValues compiler = new GroupValues(index); // a level's binding of a struct holds for its grouping
             List<GroupingLevel> levels = grouping.getLevels();
             GroupClassifier[] classifiers = new GroupClassifier[levels.size()];
+            LeafValues.Element[] elements = new LeafValues.Element[levels.size()];
             GroupFilter[] filters = new GroupFilter[levels.size()];
             AggregatorPlan[] aggregators = new AggregatorPlan[levels.size() + 1];
             aggregators[0] = new AggregatorPlan(grouping.getRoot(), compiler, index, distributionKey);
-            for (int level = 0; level < levels.size(); level++) {
+            for (int level = 0; level < levels.size(); level++) { // as proton wires them: classify, bind, filter, collect
                 GroupingLevel spec = levels.get(level);
-                if (spec.getFilter() != null) filters[level] = GroupFilter.compile(spec.getFilter(), compiler);
                 classifiers[level] = classifier(spec.getExpression(), compiler);
+                if (classifiers[level].value() instanceof LeafValues.Element element && element.iterated()) elements[level] = element;
+                if (spec.getFilter() != null) filters[level] = GroupFilter.compile(spec.getFilter(), compiler);
                 aggregators[level + 1] = new AggregatorPlan(spec.getGroupPrototype(), compiler, index, distributionKey);
             }
-            Plan plan = new Plan(classifiers, filters, aggregators);
+            Plan plan = new Plan(classifiers, elements, filters, aggregators);
             plans.add(plan);
             indexExisting(grouping.getRoot(), plan, 0);
         }
     }
 
     private static GroupClassifier classifier(ExpressionNode expression, GroupValues compiler) {
+        GroupClassifier classifier = buckets(expression, compiler);
+        if (classifier == null) return GroupClassifier.of(compiler.compileLevel(expression));
+        return classifier;
+    }
+
+    /** The classifier of a bucket function, else null. */
+    static GroupClassifier buckets(ExpressionNode expression, GroupValues compiler) {
         if (expression instanceof FixedWidthBucketFunctionNode fixedWidth)
             return GroupClassifier.fixedWidth(compiler.compile(fixedWidth.getArg(0)), fixedWidth.getWidth());
         if (expression instanceof RangeBucketPreDefFunctionNode predefined)
             return GroupClassifier.predefined(compiler.compile(predefined.getArg(0)), predefined.getBucketList());
-        return GroupClassifier.of(compiler.compile(expression));
+        return null;
     }
 
     /** Groups one matched document (in rank order, best first). */
@@ -113,6 +124,19 @@ public final class GroupingRunner {
             for (Accumulator accumulator : state.accumulators) accumulator.add(lid, rank);
         }
         if (level >= grouping.getLevels().size()) return;
+        LeafValues.Element element = plan.elements()[level];
+        if (element == null) {
+            group(grouping, plan, state, group, level, lid, rank);
+            return;
+        }
+        for (int i = 0, count = element.count(lid); i < count; i++) { // one group per element, as proton's MultiValueGrouper
+            element.select(i);
+            group(grouping, plan, state, group, level, lid, rank);
+        }
+    }
+
+    /** Puts the document (at its current element of a multi-value level) into its group of the level, and below. */
+    private void group(Grouping grouping, Plan plan, GroupState state, Group group, int level, int lid, double rank) {
         GroupFilter filter = plan.filters()[level];
         if (filter != null && ! filter.allow(lid, rank)) return;
         boolean frozen = level < grouping.getFirstLevel();

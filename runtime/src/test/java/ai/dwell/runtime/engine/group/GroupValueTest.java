@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The per-document values of grouping expressions against independent computations (java.time, C's printf). */
 public class GroupValueTest {
@@ -31,6 +32,40 @@ public class GroupValueTest {
         // 2006-09-06 07:00:00 UTC, the first purchase of the grouping guide: a Wednesday
         assertEquals(3, part(1157526000L, FunctionValues.TimePart.Part.WEEK_DAY));
         assertEquals(7, part(1157526000L, FunctionValues.TimePart.Part.HOUR));
+    }
+
+    @Test
+    void groupIdHashesAreProtonsResultNodeHashes() {
+        assertEquals(0x6e6e61L, GroupClassifier.hashOf("ann")); // the UTF-8 bytes as a little-endian word
+        assertEquals(0x6867666564636261L ^ 0x69L, GroupClassifier.hashOf("abcdefghi")); // words xor-ed, the rest zero-filled
+        assertEquals(0L, GroupClassifier.hashOf(""));
+        assertEquals(0xa9c3L, GroupClassifier.hashOf("\u00e9")); // é is c3 a9
+        assertEquals(-7L, GroupClassifier.hashOf(new com.yahoo.searchlib.expression.IntegerResultNode(-7)));
+        assertEquals(0x3ff8000000000000L, GroupClassifier.hashOf(new com.yahoo.searchlib.expression.FloatResultNode(1.5)));
+        assertEquals(1000L, GroupClassifier.hashOf(new com.yahoo.searchlib.expression.IntegerBucketResultNode(1000, 2000)));
+    }
+
+    @Test
+    void ucaSortKeysOrderAsTheLocalesCollation() {
+        // against the JDK's own collator (java.text, not ICU): Swedish puts ö after z, German before; PRIMARY ignores case
+        List<String> words = List.of("zebra", "\u00f6l", "apple", "Apple", "\u00e5r", "ost");
+        for (String locale : List.of("sv", "de", "en")) {
+            java.text.Collator jdk = java.text.Collator.getInstance(java.util.Locale.forLanguageTag(locale));
+            jdk.setStrength(java.text.Collator.TERTIARY);
+            for (String a : words) for (String b : words) {
+                int ours = java.util.Arrays.compareUnsigned(key(a, locale, "TERTIARY"), key(b, locale, "TERTIARY"));
+                assertEquals(Integer.signum(jdk.compare(a, b)), Integer.signum(ours), a + " vs " + b + " in " + locale);
+            }
+        }
+        assertEquals(java.util.Arrays.toString(key("Apple", "en", "PRIMARY")), java.util.Arrays.toString(key("apple", "en", "PRIMARY")));
+        assertEquals(java.util.Arrays.toString(key("Apple", "en", "")), java.util.Arrays.toString(key("apple", "en", "")));
+        assertTrue(java.util.Arrays.compareUnsigned(key("Apple", "en", "TERTIARY"), key("apple", "en", "TERTIARY")) != 0);
+        byte[] key = key("a", "en", "TERTIARY");
+        assertEquals(0, key[key.length - 1]); // ICU's terminating 0, as getSortKey writes it
+    }
+
+    private static byte[] key(String text, String locale, String strength) {
+        return new BytesValues.CollationKey(new LeafValues.StringConstant(text), locale, strength).raw(0, 0);
     }
 
     @Test
