@@ -1,7 +1,8 @@
 """Grouping aggregators (tests/apps/grouping, issue 18): purchases on a content cluster of three nodes, grouped by
 customer, item, time parts and price buckets, with sum, avg, min, max, xor, stddev and count of attributes and of
 expressions over them, ordered by aggregates with max(N), nested, filtered; count() of groups; one group per element of
-arrays, weighted sets and maps (keys with their values), map lookups, the istrue filter, xor of md5 of cat, normalizesubject, uca; every answer against numpy over
+arrays, weighted sets and maps (keys with their values), map lookups, the istrue filter, xor of md5 of cat, normalizesubject, uca,
+quantiles; every answer against numpy over
 what was fed. The
 container merges the three nodes' partial results, so a sum that was not a sum of partial sums, an average merged
 as an average of averages, or a node pruning groups it should keep would show here."""
@@ -340,6 +341,25 @@ def test_uca_sort_keys(runtime: Runtime) -> None:
     assert {g["fields"]["min(item)"]: g["fields"]["count()"] for g in items} == {i: len(v) for i, v in by("item").items()}
     ordered = groups(grouping('all(group(customer) order(-max(uca(customer, "sv"))) each(output(count())))'))
     assert [g["value"] for g in ordered] == sorted(by("customer"), reverse=True)
+
+
+def test_quantiles_per_customer(runtime: Runtime) -> None:
+    """quantiles([...], x): each node's KLL sketch of the group's values, merged by the container, which reads the
+    quantiles from it. The groups here hold fewer values than a sketch keeps (200), so each is exact: the least value
+    whose share of the group's values at or below it reaches the quantile (numpy's inverted_cdf)."""
+    qs = [0.0, 0.1, 0.25, 0.5, 0.9, 0.99, 1.0]
+    root = grouping(f"all(group(customer) each(output(quantiles({json.dumps(qs)}, price), quantiles([0.5], mul(price, tax)))))")
+    expected = by("customer")
+    assert [g["value"] for g in groups(root)] == sorted(expected)
+    for g in groups(root):
+        price = np.array([p["price"] for p in expected[g["value"]]], dtype=np.float64)
+        answered = g["fields"][f"quantiles({json.dumps(qs).replace(' ', '')},price)"]
+        assert [a["quantile"] for a in answered] == qs
+        assert [a["value"] for a in answered] == [float(np.quantile(price, q, method="inverted_cdf")) for q in qs], g["value"]
+        taxed = np.array([p["price"] * p["tax"] for p in expected[g["value"]]])
+        (label,) = [k for k in g["fields"] if k.startswith("quantiles([0.5],")]
+        (median,) = g["fields"][label]
+        assert median["value"] == pytest.approx(float(np.quantile(taxed, 0.5, method="inverted_cdf")), rel=1e-12)
 
 
 def test_unsupported_grouping_fails_naming_it(runtime: Runtime) -> None:

@@ -31,6 +31,7 @@ import com.yahoo.searchlib.aggregation.CountAggregationResult;
 import com.yahoo.searchlib.aggregation.ExpressionCountAggregationResult;
 import com.yahoo.searchlib.aggregation.MaxAggregationResult;
 import com.yahoo.searchlib.aggregation.MinAggregationResult;
+import com.yahoo.searchlib.aggregation.QuantileAggregationResult;
 import com.yahoo.searchlib.aggregation.StandardDeviationAggregationResult;
 import com.yahoo.searchlib.aggregation.SumAggregationResult;
 import com.yahoo.searchlib.aggregation.XorAggregationResult;
@@ -234,6 +235,23 @@ public class GroupingTest {
         Group a = root.getChildren().get(0);
         assertEquals(25, result(a, SumAggregationResult.class).getSum().getInteger());
         assertEquals(15, result(a, XorAggregationResult.class).getXor());
+    }
+
+    /** quantiles: each node's KLL sketch of the group's values, merged as the container merges them; exact for groups this small. */
+    @Test
+    void quantilesPerAuthor() {
+        List<Double> quantiles = List.of(0.0, 0.25, 0.5, 0.75, 1.0);
+        Group root = group("all(group(author_id) each(output(quantiles([0, 0.25, 0.5, 0.75, 1], upvotes))))");
+        assertEquals(counts(Comment::author).keySet(), Set.copyOf(ids(root)));
+        for (Group author : root.getChildren()) {
+            long[] sorted = comments.stream().filter(c -> c.author().equals(author.getId().getString()))
+                                    .mapToLong(Comment::upvotes).sorted().toArray();
+            QuantileAggregationResult result = result(author, QuantileAggregationResult.class);
+            assertEquals(quantiles, result.getQuantiles());
+            List<Double> expected = quantiles.stream() // the least value with at least q of the values at or below it
+                    .map(q -> (double) sorted[Math.max(0, (int) Math.ceil(q * sorted.length) - 1)]).toList();
+            assertEquals(expected, result.getQuantileResults().entries().stream().map(e -> e.value()).toList(), author.getId().getString());
+        }
     }
 
     @Test

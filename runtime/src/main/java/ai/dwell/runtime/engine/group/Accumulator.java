@@ -12,6 +12,7 @@ import com.yahoo.searchlib.aggregation.FS4Hit;
 import com.yahoo.searchlib.aggregation.HitsAggregationResult;
 import com.yahoo.searchlib.aggregation.MaxAggregationResult;
 import com.yahoo.searchlib.aggregation.MinAggregationResult;
+import com.yahoo.searchlib.aggregation.QuantileAggregationResult;
 import com.yahoo.searchlib.aggregation.StandardDeviationAggregationResult;
 import com.yahoo.searchlib.aggregation.SumAggregationResult;
 import com.yahoo.searchlib.aggregation.XorAggregationResult;
@@ -203,6 +204,18 @@ abstract class Accumulator {
         }
     }
 
+    /**
+     * quantiles: as proton's QuantileAggregationResult, each document's value (as a float) into the result's KLL sketch
+     * (datasketches' KllDoublesSketch, k 200, the sketch the container merges over the nodes and reads the quantiles
+     * from; exact while a node's group holds fewer values than the sketch keeps, a KLL approximation beyond).
+     */
+    static final class Quantiles extends Accumulator {
+        private final QuantileAggregationResult result;
+        private final GroupValue value;
+        Quantiles(QuantileAggregationResult result, GroupValue value) { this.result = result; this.value = value; }
+        @Override void add(int lid, double rank) { result.updateSketch(value.floating(lid, rank)); }
+        @Override void write() {}
+    }
 
     /**
      * count() of groups: as proton's ExpressionCountAggregationResult, each document's group id of the level below

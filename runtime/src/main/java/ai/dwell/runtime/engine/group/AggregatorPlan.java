@@ -10,6 +10,7 @@ import com.yahoo.searchlib.aggregation.Group;
 import com.yahoo.searchlib.aggregation.HitsAggregationResult;
 import com.yahoo.searchlib.aggregation.MaxAggregationResult;
 import com.yahoo.searchlib.aggregation.MinAggregationResult;
+import com.yahoo.searchlib.aggregation.QuantileAggregationResult;
 import com.yahoo.searchlib.aggregation.StandardDeviationAggregationResult;
 import com.yahoo.searchlib.aggregation.SumAggregationResult;
 import com.yahoo.searchlib.aggregation.XorAggregationResult;
@@ -24,7 +25,8 @@ import java.util.List;
 
 /**
  * The aggregators of the groups of one level (or of the root), compiled once from the level's group prototype:
- * count() (of documents, and of the groups of the level below: a HyperLogLog sketch of their ids' hashes), summary(), sum, avg, min, max, xor and stddev of an expression. Any other aggregator, and an order-by
+ * count() (of documents, and of the groups of the level below: a HyperLogLog sketch of their ids' hashes), summary(), sum, avg, min, max, xor,
+ * stddev and quantiles (a KLL sketch) of an expression. Any other aggregator, and an order-by
  * expression that is not arithmetic over the group's aggregates and constants, fails here naming it.
  */
 final class AggregatorPlan {
@@ -57,9 +59,9 @@ final class AggregatorPlan {
             }
             if (kind != SumAggregationResult.class && kind != MinAggregationResult.class && kind != MaxAggregationResult.class
                 && kind != AverageAggregationResult.class && kind != XorAggregationResult.class
-                && kind != StandardDeviationAggregationResult.class)
+                && kind != StandardDeviationAggregationResult.class && kind != QuantileAggregationResult.class)
                 throw new UnsupportedFeatureException("Grouping aggregator " + kind.getSimpleName() + " is not supported by this content engine: " +
-                                                      "only count() (of documents and of groups), summary(), sum, avg, min, max, xor and stddev");
+                                                      "only count() (of documents and of groups), summary(), sum, avg, min, max, xor, stddev and quantiles");
             values[i] = compiler.compile(result.getExpression());
             if (values[i].type() == GroupValue.Type.RAW && kind != XorAggregationResult.class && kind != MinAggregationResult.class && kind != MaxAggregationResult.class)
                 throw new UnsupportedFeatureException("Grouping aggregator " + kind.getSimpleName() + " of a raw value (cat, md5, uca) is not supported by this content engine: only xor, min and max");
@@ -109,6 +111,7 @@ final class AggregatorPlan {
         if (result instanceof AverageAggregationResult average) return new Accumulator.Average(average, value);
         if (result instanceof XorAggregationResult xor) return new Accumulator.Xor(xor, value);
         if (result instanceof StandardDeviationAggregationResult deviation) return new Accumulator.StandardDeviation(deviation, value);
+        if (result instanceof QuantileAggregationResult quantiles) return new Accumulator.Quantiles(quantiles, value);
         throw new IllegalStateException("Unexpected " + result.getClass().getSimpleName());
     }
 
