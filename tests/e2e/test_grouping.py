@@ -422,6 +422,26 @@ def test_array_at(runtime: Runtime) -> None:
     assert {g["value"]: g["fields"]["count()"] for g in tags} == expected_tags
 
 
+def test_aggregates_of_a_multi_value_attribute_take_every_element(runtime: Runtime) -> None:
+    """sum(deliveries) and the rest: every element of every document of the group, as proton flattens the array
+    (a group without elements keeps the prepared min and max, the long's extremes)."""
+    root = grouping("all(group(customer) each(output(count(), sum(deliveries), avg(deliveries), min(deliveries), max(deliveries), "
+                    "xor(deliveries), stddev(deliveries), sum(thresholds), max(thresholds))))")
+    for g in groups(root):
+        own = by("customer")[g["value"]]
+        d = np.array([x for p in own for x in p["deliveries"]], dtype=np.int64)
+        t = np.array([x for p in own for x in p["thresholds"]])
+        f = g["fields"]
+        assert len(d) > len(own) / 2 and len(t) > 0
+        assert f["count()"] == len(own)  # documents, not elements
+        assert f["sum(deliveries)"] == int(d.sum()) and isinstance(f["sum(deliveries)"], int)
+        assert f["avg(deliveries)"] == pytest.approx(d.mean(), rel=1e-12)
+        assert (f["min(deliveries)"], f["max(deliveries)"]) == (int(d.min()), int(d.max()))
+        assert f["xor(deliveries)"] == functools.reduce(lambda a, b: a ^ b, d.tolist())
+        assert f["stddev(deliveries)"] == pytest.approx(d.std(), rel=1e-9)
+        assert f["sum(thresholds)"] == pytest.approx(t.sum(), rel=1e-12) and f["max(thresholds)"] == t.max()
+
+
 def test_unsupported_grouping_fails_naming_it(runtime: Runtime) -> None:
     for operation, name in [("all(group(interpolatedlookup(tags, price)) each(output(count())))", "interpolatedlookup of STRING attribute 'tags'"),
                             ("all(group(array.at(codes, 0)) each(output(count())))", "array.at of WEIGHTEDSET attribute 'codes'"),

@@ -558,9 +558,37 @@ public class GroupingTest {
     }
 
     @Test
+    void aggregatesOfAMultiValueAttributeAggregateEveryElement() {
+        // sizes of a: g0 10 20 30, g1 7, g3 1 2, g6 3, g8 4 40 400; b: g2 and g5 empty; c: g4 5 6 7 8, g7 9 9
+        Group root = group("all(group(article_id) each(output(sum(sizes), avg(sizes), min(sizes), max(sizes), xor(sizes), stddev(sizes), sum(steps))))");
+        Map<String, List<Object>> found = new TreeMap<>();
+        for (Group article : root.getChildren())
+            found.put(article.getId().getString(), List.of(result(article, SumAggregationResult.class).getSum().getInteger(),
+                                                           result(article, AverageAggregationResult.class).getCount(),
+                                                           result(article, MinAggregationResult.class).getMin().getInteger(),
+                                                           result(article, MaxAggregationResult.class).getMax().getInteger(),
+                                                           result(article, XorAggregationResult.class).getXor(),
+                                                           results(article, SumAggregationResult.class).get(1).getSum().getFloat()));
+        assertEquals(Map.of("a", List.of(517L, 10L, 1L, 400L, 443L, 6.0 + 6 + 15 + 28 + 6),
+                            "b", List.of(0L, 0L, Long.MAX_VALUE, Long.MIN_VALUE, 0L, 8.0 + 1.5), // proton's prepared min and max
+                            "c", List.of(44L, 6L, 5L, 9L, 12L, 28.0)), found);
+        Group c = root.getChildren().stream().filter(g -> g.getId().getString().equals("c")).findFirst().orElseThrow();
+        assertEquals(44 / 6.0, result(c, AverageAggregationResult.class).getAverage().getFloat(), 1e-12);
+        assertEquals(Math.sqrt(20.0 / 9), result(c, StandardDeviationAggregationResult.class).getStandardDeviation(), 1e-12); // E[x^2] 56, mean 22/3
+        // where a level binds the attribute to its element, the aggregate is of that element: 7 from g1 and g4, 9 twice from g7
+        Group bound = group("all(group(sizes) each(output(sum(sizes))))");
+        Map<Long, Long> sums = new TreeMap<>();
+        for (Group size : bound.getChildren()) sums.put(size.getId().getInteger(), result(size, SumAggregationResult.class).getSum().getInteger());
+        assertEquals(14L, sums.get(7L));
+        assertEquals(18L, sums.get(9L));
+        assertEquals(400L, sums.get(400L));
+    }
+
+    @Test
     void lookupsOfTheWrongKindOfAttributeAreRefusedByName() {
         for (var refused : Map.of("all(group(interpolatedlookup(tags, 1)) each(output(count())))", "interpolatedlookup of STRING attribute 'tags'",
-                                  "all(group(array.at(upvotes, 0)) each(output(count())))", "array.at of SINGLE attribute 'upvotes'").entrySet()) {
+                                  "all(group(array.at(upvotes, 0)) each(output(count())))", "array.at of SINGLE attribute 'upvotes'",
+                                  "all(group(article_id) each(output(sum(tags))))", "multi-value attribute 'tags' of STRING").entrySet()) {
             SearchProtocol.SearchReply reply = nodes[0].search(request(refused.getKey()));
             assertEquals(1, reply.getErrorsCount(), refused.getKey());
             assertTrue(reply.getErrors(0).getMessage().contains(refused.getValue()), reply.getErrors(0).getMessage());

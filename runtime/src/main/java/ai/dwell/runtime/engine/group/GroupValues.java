@@ -123,6 +123,28 @@ final class GroupValues {
         throw new UnsupportedFeatureException("Grouping expression " + node.getClass().getSimpleName() + " is not supported by this content engine");
     }
 
+    /**
+     * An aggregator's expression that is a whole multi-value attribute not bound to a level's element (sum(sizes)):
+     * proton aggregates each of the document's elements (its ResultNodeVector flattened into sum, avg, min, max,
+     * xor and stddev). Null for any other expression. Numbers only: proton's flattening of a string array leaves a
+     * sum, min or max unchanged while avg counts its elements, which is refused by name, as is a weighted set of
+     * floats, whose element order (and so the float sum's rounding) proton does not define.
+     */
+    LeafValues.Element flattened(ExpressionNode node) {
+        if (node.getClass() != AttributeNode.class) return null;
+        String name = ((AttributeNode) node).getAttributeName();
+        if ( ! multiValue(name) || bound.containsKey(structOf(name))) return null;
+        AttributesConfig.Attribute config = config(name);
+        if ( ! numeric(config.datatype()))
+            throw new UnsupportedFeatureException("Grouping aggregate of multi-value attribute '" + name + "' of " + config.datatype() +
+                                                  " is not supported by this content engine (only of numbers)");
+        if (config.collectiontype() == AttributesConfig.Attribute.Collectiontype.WEIGHTEDSET
+            && (config.datatype() == AttributesConfig.Attribute.Datatype.FLOAT || config.datatype() == AttributesConfig.Attribute.Datatype.DOUBLE))
+            throw new UnsupportedFeatureException("Grouping aggregate of multi-value attribute '" + name + "', a weighted set of floats, " +
+                                                  "is not supported by this content engine");
+        return (LeafValues.Element) element(name, new LeafValues.ElementIndex(), true);
+    }
+
     /** The value of istrue(): a bool attribute, as an integer 0 or 1 (proton's BoolResultNode); anything else is refused. */
     GroupValue compileBool(ExpressionNode node) {
         if (node.getClass() == AttributeNode.class) {
