@@ -34,6 +34,8 @@ final class AggregatorPlan {
     private final List<AggregationResult> prototypes;
     private final GroupValue[] values;
     private final GroupClassifier[] groupIds;
+    /** Per aggregator, the multi-value attribute whose elements it aggregates one by one (proton's flattening); else null. */
+    private final LeafValues.Element[] flattened;
     private final DocumentIndex index;
     private final int distributionKey;
 
@@ -41,6 +43,7 @@ final class AggregatorPlan {
         this.prototypes = prototype.getAggregationResults();
         this.values = new GroupValue[prototypes.size()];
         this.groupIds = new GroupClassifier[prototypes.size()];
+        this.flattened = new LeafValues.Element[prototypes.size()];
         this.index = index;
         this.distributionKey = distributionKey;
         for (int i = 0; i < prototypes.size(); i++) {
@@ -62,7 +65,8 @@ final class AggregatorPlan {
                 && kind != StandardDeviationAggregationResult.class && kind != QuantileAggregationResult.class)
                 throw new UnsupportedFeatureException("Grouping aggregator " + kind.getSimpleName() + " is not supported by this content engine: " +
                                                       "only count() (of documents and of groups), summary(), sum, avg, min, max, xor, stddev and quantiles");
-            values[i] = compiler.compile(result.getExpression());
+            flattened[i] = compiler.flattened(result.getExpression());
+            values[i] = flattened[i] != null ? flattened[i] : compiler.compile(result.getExpression());
             if (values[i].type() == GroupValue.Type.RAW && kind != XorAggregationResult.class && kind != MinAggregationResult.class && kind != MaxAggregationResult.class)
                 throw new UnsupportedFeatureException("Grouping aggregator " + kind.getSimpleName() + " of a raw value (cat, md5, uca) is not supported by this content engine: only xor, min and max");
         }
@@ -76,7 +80,8 @@ final class AggregatorPlan {
         for (int i = 0; i < accumulators.length; i++) {
             AggregationResult result = results.get(i);
             accumulators[i] = result instanceof ExpressionCountAggregationResult groups ? new Accumulator.GroupCount(groups, groupIds[i])
-                                                                                    : accumulator(result, values[i]);
+                                                                                    : accumulator(result, values[i], flattened[i] != null);
+            if (flattened[i] != null) accumulators[i] = new Accumulator.Flattened(accumulators[i], flattened[i]);
         }
         return accumulators;
     }
@@ -102,15 +107,15 @@ final class AggregatorPlan {
         }
     }
 
-    private Accumulator accumulator(AggregationResult result, GroupValue value) {
+    private Accumulator accumulator(AggregationResult result, GroupValue value, boolean flattened) {
         if (result instanceof CountAggregationResult count) return new Accumulator.Count(count);
         if (result instanceof HitsAggregationResult hits) return new Accumulator.Hits(hits, index, distributionKey);
         if (result instanceof SumAggregationResult sum) return new Accumulator.Sum(sum, value);
         if (result instanceof MinAggregationResult min) return new Accumulator.Extreme(min, null, value);
         if (result instanceof MaxAggregationResult max) return new Accumulator.Extreme(null, max, value);
-        if (result instanceof AverageAggregationResult average) return new Accumulator.Average(average, value);
+        if (result instanceof AverageAggregationResult average) return new Accumulator.Average(average, value, flattened);
         if (result instanceof XorAggregationResult xor) return new Accumulator.Xor(xor, value);
-        if (result instanceof StandardDeviationAggregationResult deviation) return new Accumulator.StandardDeviation(deviation, value);
+        if (result instanceof StandardDeviationAggregationResult deviation) return new Accumulator.StandardDeviation(deviation, value, flattened);
         if (result instanceof QuantileAggregationResult quantiles) return new Accumulator.Quantiles(quantiles, value);
         throw new IllegalStateException("Unexpected " + result.getClass().getSimpleName());
     }
