@@ -149,6 +149,9 @@ def check_hits(result: dict, profile: str, q, want: list[tuple[str, float]]) -> 
         assert features["distance(label,nn)"] == pytest.approx(d, abs=tolerance)
         assert features["closeness(label,nn)"] == pytest.approx(1 / (1 + d), abs=1e-12)
         assert hit["relevance"] == pytest.approx(1 / (1 + d), abs=1e-12)
+        if profile == "code":  # the nearestNeighbor item matched it: its raw score is the closeness
+            assert features["rawScore(code)"] == pytest.approx(1 / (1 + d), abs=1e-12)
+            assert features["itemRawScore(nn)"] == pytest.approx(1 / (1 + d), abs=1e-12)
         if profile == "location":  # against the coordinates as fed, in float64: within a meter
             exact = great_circle_km_float64(q, ITEMS[name]["location"])
             assert features["distance(field,location)"] == pytest.approx(exact, abs=1e-3)
@@ -187,6 +190,23 @@ def test_a_filter_and_a_distance_threshold(runtime: Runtime) -> None:
     around = expected("location", p)
     km = (around[4][1] + around[5][1]) / 2
     check_hits(nn_search("location", p, 20, annotations=f", distanceThreshold:{km}"), "location", p, around[:5])
+
+
+def test_raw_score_only_where_the_nearest_neighbor_item_matched(runtime: Runtime) -> None:
+    q = [int(x) for x in ITEMS["d4"]["code"]]
+    yql = 'select * from item where ({label:"nn", targetHits:3}nearestNeighbor(code, q)) or topic contains "b"'
+    result = search(yql=yql, ranking="code", hits=100, **{"input.query(q)": json.dumps(q)})
+    hits = result["root"]["children"]
+    assert len(hits) == len({n for n, _ in expected("code", q)[:3]} | {n for n, item in ITEMS.items() if item["topic"] == "b"})
+    scored = [h for h in hits if h["fields"]["matchfeatures"]["rawScore(code)"] > 0]
+    assert len(scored) == 3, "targetHits documents get the item's raw score"
+    assert sorted(hamming(q, ITEMS[h["fields"]["name"]]["code"]) for h in scored) == [d for _, d in expected("code", q)[:3]]
+    for hit in hits:
+        features = hit["fields"]["matchfeatures"]
+        d = hamming(q, ITEMS[hit["fields"]["name"]]["code"])
+        assert features["closeness(field,code)"] == pytest.approx(1 / (1 + d), abs=1e-12), "closeness of every ranked document"
+        assert features["rawScore(code)"] in (0, pytest.approx(1 / (1 + d), abs=1e-12))
+        assert features["itemRawScore(nn)"] == features["rawScore(code)"]
 
 
 def test_pack_bits_packs_as_numpy_and_summaries_show_the_cells(runtime: Runtime) -> None:
