@@ -25,6 +25,7 @@ import argparse
 import collections
 import json
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -277,6 +278,8 @@ def main() -> None:
     parser.add_argument("--no-lock", action="store_true", help="the caller holds /tmp/dwell-runtime.lock")
     parser.add_argument("--smoke", action="store_true", help="seconds long, to check the tool (CI)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory (the corpus and the runtime's data), "
+                        "which is removed at the end otherwise")
     parser.add_argument("--report-only", type=Path, help="write the report and plot again from an adaptive.json of an earlier run")
     args = parser.parse_args()
     if args.report_only:
@@ -290,49 +293,54 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     jar = ROOT / "bench" / "target" / "dwell-bench-1.0.0.jar" if args.no_build else runtime_bench.build()
     work = Path(tempfile.mkdtemp(prefix="dwell-adaptive-"))
-    corpus = args.corpus or runtime_bench.generate(args.preset, args.seed, work / "corpus")
-    articles = biggest_articles(corpus, args.articles)
-    files = write_query_files(articles, work, 2000)
-    runtime = Runtime(work / "data")
-    if args.smoke:  # the tiny corpus's articles are small: let them be split anyway, so the parallel path runs
-        os.environ["DWELL_MIN_HITS_PER_THREAD"] = "50"
-    results: dict[str, list[dict]] = {FLOOR: [], **{name: [] for name in POLICIES}}
-    load_before = f"{os.getloadavg()[0]:.1f}"
-    with runtime_lock(not args.no_lock):
-        started = time.time()
-        runtime.start("--shards", "1")
-        try:
-            vespa("deploy", "--wait", "300", str(ROOT / "target" / "application"))
-            wait_for_container()
-            runtime_bench.RUNTIME_PID[:] = [int((work / "data" / "runtime.pid").read_text())]
-            runtime_bench.feed(corpus)
-            runtime_bench.feed_benchmark(jar, "put", "c", corpus=corpus / "comments.jsonl",
-                                         count=sum(1 for _ in open(corpus / "comments.jsonl")))
-            checked = check_same_results(articles)
-            used = threads_used(articles)
-            print(f"same hits under every policy for {len(checked)} queries; threads of an idle query: {used}", flush=True)
-            if args.smoke:
-                run_round(jar, files, low, high, args.seconds, 0, results, True)
-        finally:
-            runtime.stop()
-        print(f"fed and checked in {time.time() - started:.0f} s", flush=True)
-    for round_no in range(0 if args.smoke else args.rounds):
+    try:
+        corpus = args.corpus or runtime_bench.generate(args.preset, args.seed, work / "corpus")
+        articles = biggest_articles(corpus, args.articles)
+        files = write_query_files(articles, work, 2000)
+        runtime = Runtime(work / "data")
+        if args.smoke:  # the tiny corpus's articles are small: let them be split anyway, so the parallel path runs
+            os.environ["DWELL_MIN_HITS_PER_THREAD"] = "50"
+        results: dict[str, list[dict]] = {FLOOR: [], **{name: [] for name in POLICIES}}
+        load_before = f"{os.getloadavg()[0]:.1f}"
         with runtime_lock(not args.no_lock):
             started = time.time()
             runtime.start("--shards", "1")
             try:
-                wait_for_container(600)
+                vespa("deploy", "--wait", "300", str(ROOT / "target" / "application"))
+                wait_for_container()
                 runtime_bench.RUNTIME_PID[:] = [int((work / "data" / "runtime.pid").read_text())]
-                run_round(jar, files, low, high, args.seconds, round_no, results, False)
+                runtime_bench.feed(corpus)
+                runtime_bench.feed_benchmark(jar, "put", "c", corpus=corpus / "comments.jsonl",
+                                             count=sum(1 for _ in open(corpus / "comments.jsonl")))
+                checked = check_same_results(articles)
+                used = threads_used(articles)
+                print(f"same hits under every policy for {len(checked)} queries; threads of an idle query: {used}", flush=True)
+                if args.smoke:
+                    run_round(jar, files, low, high, args.seconds, 0, results, True)
             finally:
                 runtime.stop()
-            print(f"round {round_no} in {time.time() - started:.0f} s (lock held)", flush=True)
-    run = {"cores": CORES, "preset": args.preset, "rounds": args.rounds, "seconds": args.seconds, "low": low, "high": high,
-           "articles": articles, "checked": checked, "threads_used": used, "load_average": [load_before, f"{os.getloadavg()[0]:.1f}"],
-           "rows": results}
-    (args.out / "adaptive.json").write_text(json.dumps(run, indent=1))
-    print(write_report(run, args.out))
-
+            print(f"fed and checked in {time.time() - started:.0f} s", flush=True)
+        for round_no in range(0 if args.smoke else args.rounds):
+            with runtime_lock(not args.no_lock):
+                started = time.time()
+                runtime.start("--shards", "1")
+                try:
+                    wait_for_container(600)
+                    runtime_bench.RUNTIME_PID[:] = [int((work / "data" / "runtime.pid").read_text())]
+                    run_round(jar, files, low, high, args.seconds, round_no, results, False)
+                finally:
+                    runtime.stop()
+                print(f"round {round_no} in {time.time() - started:.0f} s (lock held)", flush=True)
+        run = {"cores": CORES, "preset": args.preset, "rounds": args.rounds, "seconds": args.seconds, "low": low, "high": high,
+               "articles": articles, "checked": checked, "threads_used": used, "load_average": [load_before, f"{os.getloadavg()[0]:.1f}"],
+               "rows": results}
+        (args.out / "adaptive.json").write_text(json.dumps(run, indent=1))
+        print(write_report(run, args.out))
+    finally:  # the corpus and the runtime's data are the run's own
+        if args.keep:
+            print(f"kept {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
 
 def write_report(run: dict, out: Path) -> str:
     """adaptive.md and adaptive.png from the rows of a run."""

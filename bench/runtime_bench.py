@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -348,6 +349,8 @@ def main() -> None:
     parser.add_argument("--onnx-threads", action="store_true", help="also neural_onnx with 1 vs 2 intra-op threads (redeploys twice)")
     parser.add_argument("--no-build", action="store_true", help="use what is built (target/application, runtime, bench jar)")
     parser.add_argument("--smoke", action="store_true", help="seconds long, to check the tools (CI)")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory (the corpus and the runtime's data), "
+                        "which is removed at the end otherwise")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--queries-only", type=Path, metavar="DATA",
                         help="measure only queries, against the runtime already serving DATA (./dwell start with DWELL_DATA=DATA, "
@@ -362,12 +365,23 @@ def main() -> None:
     args = parser.parse_args()
     if args.smoke:
         args.rates, args.seconds, args.updates = "20,40", 2, 500
+    if args.queries_only and not args.corpus:
+        parser.error("--queries-only needs --corpus")
     args.out.mkdir(parents=True, exist_ok=True)
     jar = ROOT / "bench" / "target" / "dwell-bench-1.0.0.jar" if args.no_build else build()
     work = Path(tempfile.mkdtemp(prefix="dwell-bench-"))
+    try:
+        run(args, jar, work)
+    finally:  # the corpus and the runtime's data (~300 MB for the tiny preset) are the run's own
+        if args.keep:
+            print(f"kept {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, jar: Path, work: Path) -> None:
+    """Feeds and measures in work (a new directory): the report goes to args.out."""
     if args.queries_only:
-        if not args.corpus:
-            parser.error("--queries-only needs --corpus")
         RUNTIME_PID.append(int((args.queries_only / "runtime.pid").read_text()))
         wait_for_container()
         # the writes measured when the corpus was fed, by an earlier run into the same --out, stay in the report

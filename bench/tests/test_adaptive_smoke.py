@@ -15,11 +15,14 @@ def test_adaptive_bench_smoke_writes_its_report(tmp_path: Path) -> None:
     wait_for_free_ports()
     subprocess.run(["mvn", "-B", "-q", "-f", str(ROOT / "bench" / "pom.xml"), "package"], check=True, cwd=ROOT)
     out = tmp_path / "results"
+    scratch = tmp_path / "tmp"  # the benchmark's work directory goes here (TMPDIR), and must be gone at the end
+    scratch.mkdir()
     # --no-lock: the test suite runs under the runtime lock when it is shared (./dwell test under flock)
     done = subprocess.run([sys.executable, str(ROOT / "bench" / "adaptive_bench.py"), "--preset", "tiny", "--smoke", "--no-build",
                            "--no-lock", "--out", str(out)], capture_output=True, text=True, timeout=900, cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": f"{ROOT / 'feed'}:{ROOT / 'learning'}"})
+                          env={**os.environ, "PYTHONPATH": f"{ROOT / 'feed'}:{ROOT / 'learning'}", "TMPDIR": str(scratch)})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert list(scratch.glob("dwell-adaptive-*")) == [], "the work directory (corpus, runtime data) was left behind"
     assert "same hits under every policy for 9 queries" in done.stdout, done.stdout[-3000:]
     report = (out / "adaptive.md").read_text()
     cores = os.cpu_count() or 1

@@ -15,10 +15,13 @@ def test_dwell_bench_smoke_writes_every_report(tmp_path: Path) -> None:
     wait_for_free_ports()
     subprocess.run(["mvn", "-B", "-q", "-f", str(ROOT / "bench" / "pom.xml"), "package"], check=True, cwd=ROOT)
     out = tmp_path / "results"
+    scratch = tmp_path / "tmp"  # the benchmark's work directory goes here (TMPDIR), and must be gone at the end
+    scratch.mkdir()
     done = subprocess.run([sys.executable, str(ROOT / "bench" / "runtime_bench.py"), "--preset", "tiny", "--smoke", "--onnx-threads",
                            "--no-build", "--out", str(out)], capture_output=True, text=True, timeout=1200, cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": f"{ROOT / 'feed'}:{ROOT / 'learning'}"})
+                          env={**os.environ, "PYTHONPATH": f"{ROOT / 'feed'}:{ROOT / 'learning'}", "TMPDIR": str(scratch)})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert list(scratch.glob("dwell-bench-*")) == [], "the work directory (corpus, runtime data) was left behind"
     runtime = (out / "runtime.md").read_text()
     for row in ("| floor (remove of a missing document) |", "| put (comments, max) |", "| update (upvotes += 1, max) |",
                 "| put @ half max |", "| update @ half max |", "| floor (/status.html) | 20 |", "| freshness | 40 |",

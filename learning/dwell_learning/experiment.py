@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass, fields
@@ -188,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, required=True, help="a corpus directory (python -m dwell_feed generate)")
     parser.add_argument("--out", type=Path, default=ROOT / "data" / "learn")
     parser.add_argument("--runtime-data", type=Path, help="an empty or new directory for the runtime's data "
-                        "(default: a new one under /tmp)")
+                        "(default: a new one under /tmp, removed at the end)")
     for f in fields(LoopConfig):
         parser.add_argument("--" + f.name.replace("_", "-"), type=type(f.default) if not isinstance(f.default, bool) else int,
                             default=f.default)
@@ -205,16 +206,21 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit("build first: ./dwell build")
         import tempfile
 
+        made = args.runtime_data is None  # a directory of our own is removed at the end; one given is kept
         data = args.runtime_data or Path(tempfile.mkdtemp(prefix="dwell-learn-"))
         if data.exists() and any(data.iterdir()):
             raise SystemExit(f"{data} is not empty: the loop needs a runtime of its own")
         args.runtime_data = data
-        with LoopRuntime(args.runtime_data) as rt:
-            fed_s = rt.deploy_and_feed(args.corpus, corpus.now)
-            print(f"[learn] runtime up, corpus fed in {fed_s:.1f} s", file=sys.stderr, flush=True)
-            offline.now = corpus.now + 0.0
-            remote = rt.service()
-            rows = run(corpus, offline, config, args.out, runtime_service=remote, after_runtime=rt.stop)
+        try:
+            with LoopRuntime(args.runtime_data) as rt:
+                fed_s = rt.deploy_and_feed(args.corpus, corpus.now)
+                print(f"[learn] runtime up, corpus fed in {fed_s:.1f} s", file=sys.stderr, flush=True)
+                offline.now = corpus.now + 0.0
+                remote = rt.service()
+                rows = run(corpus, offline, config, args.out, runtime_service=remote, after_runtime=rt.stop)
+        finally:
+            if made:
+                shutil.rmtree(data, ignore_errors=True)
     else:
         rows = run(corpus, offline, config, args.out)
     elapsed = time.time() - started
