@@ -52,9 +52,62 @@ public final class DynamicTeaser {
             throw refused(fieldName, "terms flagged not to be highlighted, or special tokens, are not supported");
         if ( ! anyMatch) return settings.prefix() ? prefixFallback(fieldName, input, tokenizer.codePoints(), tokens, settings.length()) : "";
         if (query.phrase()) throw refused(fieldName, "a phrase on the field (juniper marks its complete matches only) is not supported");
-        if (input.getBytes(StandardCharsets.UTF_8).length >= (long) settings.length() + 4 * MIN_CONTINUATION)
-            throw refused(fieldName, "the query matches the field, whose text is longer than juniper shows whole; juniper's snippet selection is not supported");
+        byte[] bytes = input.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length >= (long) settings.length() + 4 * MIN_CONTINUATION)
+            return snippets(fieldName, bytes, tokenizer.codePoints(), tokens, query, settings);
         return highlighted(tokenizer.codePoints(), tokens, matched);
+    }
+
+    /**
+     * Juniper's snippets of a longer input: its matcher fed each token that matches a term of the query (by byte
+     * position and word number), then its selection ({@link SnippetSelection}); where that gives nothing, the prefix.
+     */
+    private static String snippets(String fieldName, byte[] bytes, int[] codePoints, List<JuniperTokenizer.Token> tokens,
+                                   TeaserKeywords.FieldQuery query, JuniperSettings settings) {
+        if (query.highlightTerms())
+            throw refused(fieldName, "highlight terms (which juniper adds to the query) in a text longer than juniper shows whole are not supported");
+        JuniperQuery tree = query.tree();
+        if (tree == null || tree.root().phrase())
+            throw refused(fieldName, "this query's snippet selection in a text longer than juniper shows whole is not supported");
+        for (int c : codePoints)
+            if (JuniperTokenizer.unknown(c))
+                throw refused(fieldName, "snippets of a text longer than juniper shows whole with characters beyond U+00FF are not supported");
+        SnippetMatcher matcher = matcher(fieldName, codePoints, tokens, tree, settings);
+        SnippetSelection selection = new SnippetSelection(matcher, bytes.length, settings.length(), settings.minLength(),
+                                                          settings.maxMatches(), settings.surroundMax());
+        byte[] summary = selection.summary(bytes, SummaryFormat.PROTON);
+        if (summary.length == 0)
+            return settings.prefix() ? prefixFallback(fieldName, new String(bytes, StandardCharsets.UTF_8), codePoints, tokens, settings.length()) : "";
+        try {
+            return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(summary)).toString();
+        }
+        catch (java.nio.charset.CharacterCodingException e) {
+            throw refused(fieldName, "juniper's snippets of this text cut a character");
+        }
+    }
+
+    /** Juniper's matcher after the input's tokens (each matching at most one term), by byte position and word number. */
+    static SnippetMatcher matcher(String fieldName, int[] codePoints, List<JuniperTokenizer.Token> tokens, JuniperQuery tree, JuniperSettings settings) {
+        int[] bytePos = new int[codePoints.length + 1];
+        for (int i = 0; i < codePoints.length; i++) {
+            int c = codePoints[i];
+            bytePos[i + 1] = bytePos[i] + (c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4);
+        }
+        SnippetMatcher matcher = new SnippetMatcher(tree, settings);
+        for (int t = 0; t < tokens.size(); t++) {
+            JuniperTokenizer.Token token = tokens.get(t);
+            JuniperQuery.Term matchedTerm = null;
+            for (JuniperQuery.Term term : tree.terms()) {
+                if (match(codePoints, token, List.of(term.keyword), settings) != Keyword.Match.YES) continue;
+                if (matchedTerm != null)
+                    throw refused(fieldName, "a word matching several terms of the query, in a text longer than juniper shows whole, is not supported");
+                matchedTerm = term;
+            }
+            if (matchedTerm != null)
+                matcher.occurrence(bytePos[token.start()], t, bytePos[token.end()] - bytePos[token.start()], matchedTerm);
+        }
+        matcher.end();
+        return matcher;
     }
 
     private static boolean mentionsAKeyword(String input, List<Keyword> keywords) {

@@ -24,7 +24,20 @@ final class TeaserKeywords {
      * complete matches); whether the query flags a term on one of its views as not to be highlighted or as a special
      * token (which juniper leaves out, or tokenizes by its special token registry).
      */
-    record FieldQuery(List<Keyword> keywords, boolean phrase, boolean flagged) {}
+    record FieldQuery(List<Keyword> keywords, boolean phrase, boolean flagged, JuniperQuery tree, boolean highlightTerms) {
+
+        /** The keywords as juniper's or of them, each of weight 100, without highlight terms. */
+        FieldQuery(List<Keyword> keywords, boolean phrase, boolean flagged) {
+            this(keywords, phrase, flagged, orOf(keywords), false);
+        }
+
+        private static JuniperQuery orOf(List<Keyword> keywords) {
+            List<QueryItem> terms = keywords.stream().map(k -> k.prefix() ? (QueryItem) new QueryItem.Prefix("f", k.text(), 100, true)
+                                                                          : new QueryItem.Term("f", k.text(), QueryItem.TermType.WORD, 100, true)).toList();
+            return terms.isEmpty() ? null : JuniperQuery.of(new QueryItem.Or(terms), index -> true);
+        }
+
+    }
 
     private final Set<String> views;
     private final List<Keyword> keywords = new ArrayList<>();
@@ -41,11 +54,15 @@ final class TeaserKeywords {
     static FieldQuery of(QueryItem root, Map<String, List<String>> highlightTerms, Set<String> flaggedIndexes, Set<String> views) {
         TeaserKeywords collector = new TeaserKeywords(views);
         if (root != null) collector.visit(root);
+        boolean[] highlighted = { false };
         highlightTerms.forEach((index, terms) -> {
-            if (collector.useful(index)) terms.forEach(term -> collector.add(term, false));
+            if (collector.useful(index) && ! terms.isEmpty()) {
+                highlighted[0] = true;
+                terms.forEach(term -> collector.add(term, false));
+            }
         });
         boolean flagged = flaggedIndexes.stream().anyMatch(collector::useful);
-        return new FieldQuery(List.copyOf(collector.keywords), collector.phrase, flagged);
+        return new FieldQuery(List.copyOf(collector.keywords), collector.phrase, flagged, JuniperQuery.of(root, collector::useful), highlighted[0]);
     }
 
     private boolean useful(String index) {

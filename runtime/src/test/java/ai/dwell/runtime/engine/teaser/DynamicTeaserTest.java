@@ -68,10 +68,47 @@ public class DynamicTeaserTest {
     }
 
     @Test
-    void aMatchInALongTextIsRefused() {
+    void aMatchAtTheStartOfALongTextGetsTheContextAfterIt() { // sumdesc.cpp, traced by hand
+        // 306 bytes >= 256 + 32: a snippet. One match at byte 0 (word 0): estimated 5 - 128 + 264 = 141 <= 256 bytes, so
+        // surround_max (128) after it: [5, 133), completed to the end of the word cut at 133 ("wo|rd"), then the mark.
         String text = "match " + "word ".repeat(60);
-        var e = assertThrows(UnsupportedFeatureException.class, () -> teaser(new StringFieldValue(text), word("match")));
-        assertTrue(e.getMessage().contains("Summary field 'f'") && e.getMessage().contains("snippet"), e.getMessage());
+        assertEquals(HI + "match" + HI + " " + "word ".repeat(25) + "word" + DOTS, teaser(new StringFieldValue(text), word("match")));
+    }
+
+    @Test
+    void aMatchInTheMiddleGetsContextOnBothSides() { // sumdesc.cpp, traced by hand
+        // "needle" at bytes 240 and 447 (words 40 and 81) of 694. Juniper's overlap test compares the first match's end
+        // byte (246) with the second's word number (81), so the second is not chosen (nor marked: it is outside the
+        // context). 128 bytes before: [112, 240), moved back to the start of the word at 112 ("alph|a" of word 18: 108);
+        // after: [246, 374) moved on to the end of the word at 374 ("be|ta"): 376.
+        String text = "alpha ".repeat(40) + "needle " + "beta ".repeat(40) + "needle " + "gamma ".repeat(40);
+        assertEquals(DOTS + "alpha ".repeat(22) + HI + "needle" + HI + " " + "beta ".repeat(25) + "beta" + DOTS,
+                     teaser(new StringFieldValue(text), word("needle")));
+    }
+
+    @Test
+    void theBestMatchOfAnAndHasBothTerms() { // Matcher.cpp, mcand.cpp, sumdesc.cpp, traced by hand
+        // AND(foo, bar): the candidate of both (weight 200) before the one of bar alone (100); its keywords at 200 and
+        // 204: 128 bytes before foo ([72, 200), at a word start), the byte between, 128 after bar ([207, 335), which
+        // ends at white space and so is moved back to the end of the last word, "y" at 334).
+        String text = "x ".repeat(100) + "foo bar " + "y ".repeat(150);
+        var and = new ai.dwell.runtime.match.query.QueryItem.And(List.of(term("foo"), term("bar")));
+        var query = new TeaserKeywords.FieldQuery(List.of(word("foo"), word("bar")), false, false, JuniperQuery.of(and, index -> true), false);
+        assertEquals(DOTS + "x ".repeat(64) + HI + "foo" + HI + " " + HI + "bar" + HI + " " + "y ".repeat(63) + "y" + DOTS,
+                     DynamicTeaser.of("f", new StringFieldValue(text), query, JuniperSettings.DEFAULTS));
+    }
+
+    @Test
+    void aLongTextWithHighlightTermsOrCharactersBeyondLatin1IsRefused() {
+        String text = "match " + "word ".repeat(60);
+        var highlighted = new TeaserKeywords.FieldQuery(List.of(word("match")), false, false, JuniperQuery.of(term("match"), index -> true), true);
+        var e = assertThrows(UnsupportedFeatureException.class, () -> DynamicTeaser.of("f", new StringFieldValue(text), highlighted, JuniperSettings.DEFAULTS));
+        assertTrue(e.getMessage().contains("Summary field 'f'") && e.getMessage().contains("highlight terms"), e.getMessage());
+        assertThrows(UnsupportedFeatureException.class, () -> teaser(new StringFieldValue(text + "中"), word("match")));
+    }
+
+    private static ai.dwell.runtime.match.query.QueryItem term(String word) {
+        return new ai.dwell.runtime.match.query.QueryItem.Term("f", word, ai.dwell.runtime.match.query.QueryItem.TermType.WORD, 100, true);
     }
 
     @Test
@@ -95,7 +132,7 @@ public class DynamicTeaserTest {
 
     @Test
     void withoutPrefixAFieldNotMatchedIsEmpty() { // juniperrc's prefix false: dynsum.fallback none
-        var settings = new JuniperSettings(256, false, 5, 3);
+        var settings = new JuniperSettings(256, false, 5, 3, 128, 3, 128, 200, 10.0, 1000);
         assertEquals("", DynamicTeaser.of("f", new StringFieldValue("text"), new TeaserKeywords.FieldQuery(List.of(word("x")), false, false), settings));
     }
 
