@@ -7,8 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * The dynamic summary (summary: dynamic) of a string field, as proton's DynamicTeaserDFW has juniper write it, in the
- * two cases this engine makes exactly:
+ * The dynamic summary (summary: dynamic) of a string field, as proton's DynamicTeaserDFW has juniper write it:
  * <ul>
  * <li>No keyword of the query for the field matches a word of it. Juniper then writes its prefix fallback
  * (juniper/result.cpp, Result::GetTeaser, dynsum.fallback "prefix", juniperrc's prefix): its whole input when that
@@ -17,13 +16,15 @@ import java.util.List;
  * <li>Some keyword matches, and the input is shorter than the length plus 32 bytes (juniper/sumdesc.cpp: the
  * SummaryDesc of the complete document, build_fulldoc_desc): the whole input, each token that matches a keyword
  * between two highlight marks (U+001F, proton's highlight_on and highlight_off), an annotated word as a whole.</li>
+ * <li>Some keyword matches a longer input: juniper's snippets ({@link SnippetMatcher}, {@link SnippetSelection}) of
+ * the tokens matching the terms of juniper's query tree ({@link JuniperQuery}).</li>
  * </ul>
- * In both, the input's unit and group separators (U+001F, U+001D) are left out and white space is kept (proton's
+ * In all, the input's unit and group separators (U+001F, U+001D) are left out and white space is kept (proton's
  * juniper properties); the interlinear annotations stay in, for the container, which shows the annotated text and
- * turns the marks into &lt;hi&gt;, &lt;/hi&gt; and &lt;sep /&gt;. Refused, with an error naming the field: a longer
- * input with a match (juniper selects snippets around the best matches, not ported), a query with a phrase on the
- * field (juniper then marks only complete matches), terms flagged not to be highlighted or as special tokens, and
- * words or keywords this engine cannot match as juniper does (see {@link Keyword}).
+ * turns the marks into &lt;hi&gt;, &lt;/hi&gt; and &lt;sep /&gt;. Refused, with an error naming the field: a query
+ * with a phrase on the field (juniper then marks only complete matches), terms flagged not to be highlighted or as
+ * special tokens, words or keywords this engine cannot match as juniper does (see {@link Keyword}), and for snippets
+ * characters above U+00FF (whose word classes are vespalib's), highlight terms, and a word matching several terms.
  */
 public final class DynamicTeaser {
 

@@ -235,7 +235,7 @@ final class SnippetSelection {
                     nit.len -= offset;
                 }
                 d.len -= (klen - offset);
-                pit = insertBefore(pit == end ? end.next : pit.next, new Desc(kpos, klen, true)); // insert(++pit, ...)
+                pit = insertBefore(pit.next, new Desc(kpos, klen, true)); // insert(++pit, ...): the list is circular, as std::list
                 kit++;
                 if (kit == n) return;
             }
@@ -286,7 +286,7 @@ final class SnippetSelection {
                 len += moved;
             }
             if (len < 0) len = 0;
-            int addLen = Math.min(bytes, len);
+            int addLen = Math.min(Math.min(bytes, len), bytes - pos); // juniper would read past its buffer; never seen here
             chars += format.append(s, buffer, pos, addLen, lastWasSpace);
             len -= addLen;
             pos += addLen;

@@ -99,6 +99,22 @@ public class DynamicTeaserTest {
     }
 
     @Test
+    void manyMatchesGiveSeveralSnippetsEachWordMarked() { // sumdesc.cpp, traced by hand; tests/apps/teasers' body
+        // Sixty annotated words "abcd", each a match: juniper's input has a unit separator after each block, so word i
+        // is at byte 7i of 418. Chosen (find_matches, with its byte-against-word overlap test): words 0, 4 and 32
+        // (estimate 456 > 256); recompute_estimate gives 68 bytes per context (41 + 81 / 3). Descriptions: word 0,
+        // [4, 28), word 4, [32, 100), [156, 224), word 32, [228, 296); then every other match inside them is marked, and
+        // the two cut through a word (at 98 and 294) are taken whole, the second one's next context moved back to 154.
+        String text = String.join(" ", java.util.Collections.nCopies(60, "abcd"));
+        Annotated annotated = new Annotated(text);
+        for (int i = 0; i < 60; i++) annotated.term(5 * i, 4);
+        String marked = HI + "abcd" + HI;
+        String expected = String.join(" ", java.util.Collections.nCopies(15, marked)) + DOTS +     // words 0 to 14
+                          String.join(" ", java.util.Collections.nCopies(21, marked)) + DOTS;      // words 22 to 42
+        assertEquals(expected, teaser(annotated.value(), word("abcd")));
+    }
+
+    @Test
     void aLongTextWithHighlightTermsOrCharactersBeyondLatin1IsRefused() {
         String text = "match " + "word ".repeat(60);
         var highlighted = new TeaserKeywords.FieldQuery(List.of(word("match")), false, false, JuniperQuery.of(term("match"), index -> true), true);
