@@ -43,4 +43,41 @@ public class SnippetSelectionTest {
         assertEquals(86, selection.charSize()); // juniper's expectation
     }
 
+
+    private static String proton(String input, JuniperQuery query) {
+        SnippetSelection selection = select(input, query, JuniperSettings.DEFAULTS, 256, 128, 3, 128);
+        return new String(selection.summary(input.getBytes(StandardCharsets.UTF_8), SummaryFormat.PROTON), StandardCharsets.UTF_8);
+    }
+
+    private static final String HI = "\u001F", DOTS = "\u001E";
+
+    @Test
+    void anOrCandidateWiderThanTheFallbackWindowIsDropped() { // Matcher.cpp, update_wrk_set; traced by hand
+        // OR(foo, bar): foo's candidate takes bar 2204 bytes later, past winsize (200) x 10, and is deleted; bar's own
+        // candidate is flushed at the end and is the only match. Its estimate (3 + 264 = 267) passes 256:
+        // recompute_estimate gives 244 bytes before bar ([1960, 2204), at a word start); nothing after it.
+        String input = "foo " + "x ".repeat(1100) + "bar";
+        JuniperQuery query = query(new QueryItem.Or(java.util.List.of(word("foo"), word("bar"))));
+        JuniperTokenizer tokenizer = new JuniperTokenizer(input);
+        SnippetMatcher matcher = DynamicTeaser.matcher("f", tokenizer.codePoints(), tokenizer.tokens(), query, JuniperSettings.DEFAULTS);
+        assertEquals(2, matcher.occurrences().size());
+        assertEquals(1, matcher.matches().size());
+        assertEquals(2204, matcher.matches().get(0).startPos);
+        assertEquals(100, matcher.matches().get(0).weight);
+        assertEquals(DOTS + "x ".repeat(122) + HI + "bar" + HI, proton(input, query));
+    }
+
+    @Test
+    void anAnnotatedMatchAndLatin1TextAreCountedInBytes() { // sumdesc.cpp, complete_word, UTF8move; traced by hand
+        // Juniper's input: the gap "a a ... " (300 bytes) and a unit separator, the annotation of Running (19 bytes, at
+        // 301) and one, then " bé" x 50 (4 bytes each) and one: 522 bytes. Estimate 283 > 256: 118 bytes each side.
+        // Before: [183, 301) starts at a space, moved on to the next word (184). After: [320, 438) ends at the "b" of a
+        // word whose previous byte is a space, so the cut moves back to the end of "bé" (437), a two-byte character.
+        String text = "a ".repeat(150) + "Running" + " bé".repeat(50);
+        String input = JuniperInput.of(new Annotated(text).term(300, 7, "run").value());
+        assertEquals(522, input.getBytes(StandardCharsets.UTF_8).length);
+        assertEquals(DOTS + "a ".repeat(58) + HI + "\uFFF9Running\uFFFArun\uFFFB" + HI + " bé".repeat(29) + DOTS,
+                     proton(input, query(word("run"))));
+    }
+
 }
