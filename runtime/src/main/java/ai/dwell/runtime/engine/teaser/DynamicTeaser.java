@@ -24,7 +24,7 @@ import java.util.List;
  * turns the marks into &lt;hi&gt;, &lt;/hi&gt; and &lt;sep /&gt;. Refused, with an error naming the field: a query
  * with a phrase on the field (juniper then marks only complete matches), terms flagged not to be highlighted or as
  * special tokens, words or keywords this engine cannot match as juniper does (see {@link Keyword}), and for snippets
- * characters above U+00FF (whose word classes are vespalib's), highlight terms, and a word matching several terms.
+ * characters above U+00FF (whose word classes are vespalib's) and highlight terms.
  */
 public final class DynamicTeaser {
 
@@ -73,7 +73,7 @@ public final class DynamicTeaser {
         for (int c : codePoints)
             if (JuniperTokenizer.unknown(c))
                 throw refused(fieldName, "snippets of a text longer than juniper shows whole with characters beyond U+00FF are not supported");
-        SnippetMatcher matcher = matcher(fieldName, codePoints, tokens, tree, settings);
+        SnippetMatcher matcher = matcher(codePoints, tokens, tree, settings);
         SnippetSelection selection = new SnippetSelection(matcher, bytes.length, settings.length(), settings.minLength(),
                                                           settings.maxMatches(), settings.surroundMax());
         byte[] summary = selection.summary(bytes, SummaryFormat.PROTON);
@@ -87,28 +87,41 @@ public final class DynamicTeaser {
         }
     }
 
-    /** Juniper's matcher after the input's tokens (each matching at most one term), by byte position and word number. */
-    static SnippetMatcher matcher(String fieldName, int[] codePoints, List<JuniperTokenizer.Token> tokens, JuniperQuery tree, JuniperSettings settings) {
+    /** Juniper's matcher after the input's tokens, by byte position and word number. */
+    static SnippetMatcher matcher(int[] codePoints, List<JuniperTokenizer.Token> tokens, JuniperQuery tree, JuniperSettings settings) {
         int[] bytePos = new int[codePoints.length + 1];
         for (int i = 0; i < codePoints.length; i++) {
             int c = codePoints[i];
             bytePos[i + 1] = bytePos[i] + (c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4);
         }
         SnippetMatcher matcher = new SnippetMatcher(tree, settings);
+        List<JuniperQuery.Term> byLength = termsInMatchOrder(tree);
+        List<JuniperQuery.Term> matched = new java.util.ArrayList<>();
         for (int t = 0; t < tokens.size(); t++) {
             JuniperTokenizer.Token token = tokens.get(t);
-            JuniperQuery.Term matchedTerm = null;
-            for (JuniperQuery.Term term : tree.terms()) {
-                if (match(codePoints, token, List.of(term.keyword), settings) != Keyword.Match.YES) continue;
-                if (matchedTerm != null)
-                    throw refused(fieldName, "a word matching several terms of the query, in a text longer than juniper shows whole, is not supported");
-                matchedTerm = term;
+            matched.clear();
+            for (String word : words(codePoints, token)) { // the first word of an annotation that any term matches
+                for (JuniperQuery.Term term : byLength)
+                    if (term.keyword.match(word, token.exact(), settings.stemMinLength(), settings.stemMaxExtend()) == Keyword.Match.YES)
+                        matched.add(term);
+                if ( ! matched.isEmpty()) break;
             }
-            if (matchedTerm != null)
-                matcher.occurrence(bytePos[token.start()], t, bytePos[token.end()] - bytePos[token.start()], matchedTerm);
+            if ( ! matched.isEmpty())
+                matcher.occurrence(bytePos[token.start()], t, bytePos[token.end()] - bytePos[token.start()], matched);
         }
         matcher.end();
         return matcher;
+    }
+
+    /**
+     * The terms in the order juniper's match iterator tries them (matchobject.h: a hash table of 32 buckets by the
+     * term's first character, each chain ordered by the term's length in bytes, longest first, then by query order):
+     * all terms that can match a word have the word's first character, so are in one chain.
+     */
+    static List<JuniperQuery.Term> termsInMatchOrder(JuniperQuery tree) {
+        List<JuniperQuery.Term> terms = new java.util.ArrayList<>(tree.terms());
+        terms.sort(java.util.Comparator.comparingInt((JuniperQuery.Term term) -> term.keyword.text().getBytes(StandardCharsets.UTF_8).length).reversed());
+        return terms;
     }
 
     private static boolean mentionsAKeyword(String input, List<Keyword> keywords) {

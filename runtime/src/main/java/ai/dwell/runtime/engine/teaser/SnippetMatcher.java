@@ -114,8 +114,11 @@ final class SnippetMatcher {
         for (int i = 0; i < query.nodes().size(); i++) workSets.add(new LinkedList<>());
     }
 
-    /** A token (byte position and length, word number) matched this term (add_occurrence). */
-    void occurrence(int pos, int token, int length, JuniperQuery.Term term) {
+    /**
+     * A token (byte position and length, word number) matched these terms, in the order juniper's match iterator
+     * gives them (add_occurrence).
+     */
+    void occurrence(int pos, int token, int length, List<JuniperQuery.Term> terms) {
         Occurrence k = new Occurrence(pos, token, length);
         occurrences.add(k);
         if (needComplete <= 0) {
@@ -128,9 +131,11 @@ final class SnippetMatcher {
                 }
             }
         }
-        LinkedList<Candidate> workSet = workSets.get(term.parent.index);
-        if (workSet.size() < maxCandidates) workSet.add(new Candidate(term.parent));
-        updateWorkSet(workSet, k, term, term.weight);
+        for (JuniperQuery.Term term : terms) {
+            LinkedList<Candidate> workSet = workSets.get(term.parent.index);
+            if (workSet.size() < maxCandidates) workSet.add(new Candidate(term.parent));
+            updateWorkSet(workSet, k, term, term.weight);
+        }
     }
 
     /** The end of the input: the open candidates move up (flush_candidates). */

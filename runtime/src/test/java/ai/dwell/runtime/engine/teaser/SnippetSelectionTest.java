@@ -26,7 +26,7 @@ public class SnippetSelectionTest {
 
     private static SnippetSelection select(String input, JuniperQuery query, JuniperSettings settings, int length, int minLength, int maxMatches, int surround) {
         JuniperTokenizer tokenizer = new JuniperTokenizer(input);
-        SnippetMatcher matcher = DynamicTeaser.matcher("f", tokenizer.codePoints(), tokenizer.tokens(), query, settings);
+        SnippetMatcher matcher = DynamicTeaser.matcher(tokenizer.codePoints(), tokenizer.tokens(), query, settings);
         return new SnippetSelection(matcher, input.getBytes(StandardCharsets.UTF_8).length, length, minLength, maxMatches, surround);
     }
 
@@ -59,7 +59,7 @@ public class SnippetSelectionTest {
         String input = "foo " + "x ".repeat(1100) + "bar";
         JuniperQuery query = query(new QueryItem.Or(java.util.List.of(word("foo"), word("bar"))));
         JuniperTokenizer tokenizer = new JuniperTokenizer(input);
-        SnippetMatcher matcher = DynamicTeaser.matcher("f", tokenizer.codePoints(), tokenizer.tokens(), query, JuniperSettings.DEFAULTS);
+        SnippetMatcher matcher = DynamicTeaser.matcher(tokenizer.codePoints(), tokenizer.tokens(), query, JuniperSettings.DEFAULTS);
         assertEquals(2, matcher.occurrences().size());
         assertEquals(1, matcher.matches().size());
         assertEquals(2204, matcher.matches().get(0).startPos);
@@ -78,6 +78,26 @@ public class SnippetSelectionTest {
         assertEquals(522, input.getBytes(StandardCharsets.UTF_8).length);
         assertEquals(DOTS + "a ".repeat(58) + HI + "\uFFF9Running\uFFFArun\uFFFB" + HI + " bé".repeat(29) + DOTS,
                      proton(input, query(word("run"))));
+    }
+
+
+    @Test
+    void aWordMatchingTwoTermsCountsForBoth() { // Matcher.cpp, add_occurrence; sumdesc.cpp; traced by hand
+        // foo at byte 300 (word 150) of 603. Alone, the match has one element: estimate 267 > 256, recompute_estimate
+        // gives 126 bytes each side. With OR(foo, foo) the occurrence is given to both terms in turn, and completes
+        // the candidate of the first with the second: two elements (weight 200), so 256 - 10 is shared by four
+        // contexts: 61, recomputed to 63 + (256 - 3 - 132) / 2 = 123 bytes each side.
+        String input = "x ".repeat(150) + "foo" + " y".repeat(150);
+        assertEquals(DOTS + "x ".repeat(63) + HI + "foo" + HI + " y".repeat(63) + DOTS, proton(input, query(word("foo"))));
+        JuniperQuery twice = query(new QueryItem.Or(java.util.List.of(word("foo"), word("foo"))));
+        assertEquals(DOTS + "x ".repeat(61) + HI + "foo" + HI + " y".repeat(61) + DOTS, proton(input, twice));
+    }
+
+    @Test
+    void termsAreTriedLongestFirstThenInQueryOrder() { // matchobject.h, the term table's chains
+        JuniperQuery query = query(new QueryItem.Or(java.util.List.of(word("ab"), word("abcdef"), word("abc"), word("abd"))));
+        assertEquals(java.util.List.of("abcdef", "abc", "abd", "ab"),
+                     DynamicTeaser.termsInMatchOrder(query).stream().map(term -> term.keyword.text()).toList());
     }
 
 }
