@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.LinkedList;
 import java.util.List;
 import java.util.ListIterator;
-import java.util.TreeSet;
 import java.util.Comparator;
+import java.util.TreeSet;
 
 /**
  * Juniper's matcher (juniper/Matcher.cpp, mcand.cpp, keyocc.h) over the keyword occurrences of one input: each
@@ -93,7 +93,7 @@ final class SnippetMatcher {
     static int compare(Candidate a, Candidate b) {
         if (a.weight != b.weight) return a.weight > b.weight ? -1 : 1;
         if (a.wordDistance() != b.wordDistance()) return a.wordDistance() < b.wordDistance() ? -1 : 1;
-        return Integer.compare(a.startPos, b.startPos) < 0 ? -1 : (a.startPos == b.startPos ? 0 : 1);
+        return Integer.compare(a.startPos, b.startPos);
     }
 
     private final JuniperQuery query;

@@ -3,8 +3,6 @@ package ai.dwell.runtime.engine.teaser;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeSet;
-import java.util.Comparator;
 
 /**
  * Juniper's snippet selection for an input longer than it shows whole (juniper/sumdesc.cpp, SummaryDesc): the best

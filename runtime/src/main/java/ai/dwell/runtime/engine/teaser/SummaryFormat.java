@@ -16,7 +16,7 @@ record SummaryFormat(String highlightOn, String highlightOff, String dots, Strin
             byte c = bytes[i];
             if (c > 0 && separators.indexOf((char) c) >= 0) continue;
             if ( ! preserveWhiteSpace) {
-                if (c > 0 && Character.isWhitespace((char) c) && (c == ' ' || (c >= 9 && c <= 13))) {
+                if (c == ' ' || (c >= 9 && c <= 13)) { // isspace in the C locale
                     if (lastWasSpace[0]) continue;
                     lastWasSpace[0] = true;
                     c = ' ';
