@@ -24,7 +24,7 @@ import java.util.List;
  * turns the marks into &lt;hi&gt;, &lt;/hi&gt; and &lt;sep /&gt;. Refused, with an error naming the field: a query
  * with a phrase on the field (juniper then marks only complete matches), terms flagged not to be highlighted or as
  * special tokens, words or keywords this engine cannot match as juniper does (see {@link Keyword}), and for snippets
- * characters above U+00FF (whose word classes are vespalib's) and highlight terms.
+ * characters above U+00FF (whose word classes are vespalib's) and highlight terms on several views of the field.
  */
 public final class DynamicTeaser {
 
@@ -65,8 +65,8 @@ public final class DynamicTeaser {
      */
     private static String snippets(String fieldName, byte[] bytes, int[] codePoints, List<JuniperTokenizer.Token> tokens,
                                    TeaserKeywords.FieldQuery query, JuniperSettings settings) {
-        if (query.highlightTerms())
-            throw refused(fieldName, "highlight terms (which juniper adds to the query) in a text longer than juniper shows whole are not supported");
+        if (query.highlightViews() > 1) // juniper visits them in the order of a hash map of the request's properties
+            throw refused(fieldName, "highlight terms on several of the field's indexes and fieldsets, in a text longer than juniper shows whole, are not supported");
         JuniperQuery tree = query.tree();
         if (tree == null || tree.root().phrase())
             throw refused(fieldName, "this query's snippet selection in a text longer than juniper shows whole is not supported");

@@ -58,7 +58,32 @@ final class JuniperQuery {
 
     /** The tree of the query for the views of a field; null when no term of it is on them. */
     static JuniperQuery of(QueryItem item, Predicate<String> useful) {
-        Expr expr = item == null ? null : expr(item, useful);
+        return of(item, useful, java.util.Map.of());
+    }
+
+    /**
+     * The tree of the query and the request's highlight terms on the field's views (each view's blocks: a word or the
+     * words of a phrase), as JuniperQueryAdapter visits them: and(query, and(per view: and(blocks))), the highlight terms
+     * of weight 0 (JuniperDFWExplicitItemData).
+     */
+    static JuniperQuery of(QueryItem item, Predicate<String> useful, java.util.Map<String, List<List<String>>> highlights) {
+        Expr query = item == null ? null : expr(item, useful);
+        List<Expr> views = new ArrayList<>();
+        highlights.forEach((view, blocks) -> {
+            List<Expr> terms = new ArrayList<>();
+            for (List<String> block : blocks) {
+                List<Expr> words = new ArrayList<>(block.stream().map(w -> (Expr) new Term(new Keyword(w, false), 0)).toList());
+                if (words.size() == 1) terms.add(words.get(0));
+                else if (words.size() > 1) terms.add(new Node(Operator.PHRASE, words));
+            }
+            Expr expr = collapse(Operator.AND, terms);
+            if (expr != null) views.add(expr);
+        });
+        Expr highlight = collapse(Operator.AND, views);
+        List<Expr> both = new ArrayList<>();
+        if (query != null) both.add(query);
+        if (highlight != null) both.add(highlight);
+        Expr expr = collapse(Operator.AND, both);
         if (expr == null) return null;
         Node root = expr instanceof Node node ? node : new Node(Operator.NONE, new ArrayList<>(List.of(expr)));
         root.parent = null;
@@ -113,6 +138,11 @@ final class JuniperQuery {
             Expr expr = expr(child, useful);
             if (expr != null) children.add(expr);
         }
+        return collapse(operator, children);
+    }
+
+    /** A node of the children; none without children, the child itself when one (SimplifyStack). */
+    private static Expr collapse(Operator operator, List<Expr> children) {
         if (children.isEmpty()) return null;
         if (children.size() == 1) return children.get(0);
         return new Node(operator, children);
