@@ -1,7 +1,8 @@
 """Grouping aggregators (tests/apps/grouping, issue 18): purchases on a content cluster of three nodes, grouped by
 customer, item, time parts and price buckets, with sum, avg, min, max, xor, stddev and count of attributes and of
 expressions over them, ordered by aggregates with max(N), nested, filtered; count() of groups; one group per element of
-arrays, weighted sets and maps (keys with their values), map lookups, the istrue filter, xor of md5 of cat, normalizesubject, uca; every answer against numpy over
+arrays, weighted sets and maps (keys with their values), map lookups, the istrue filter, xor of md5 of cat, normalizesubject, uca,
+quantiles; every answer against numpy over
 what was fed. The
 container merges the three nodes' partial results, so a sum that was not a sum of partial sums, an average merged
 as an average of averages, or a node pruning groups it should keep would show here."""
@@ -52,7 +53,19 @@ def with_multi_values(fed: list[dict], seed: int = 11) -> list[dict]:
     return fed
 
 
-FED = with_multi_values(purchases())
+def with_lookups(fed: list[dict], seed: int = 13) -> list[dict]:
+    """Adds the fields of the lookup functions, from their own random sequence: store (a position as x and y in
+    microdegrees; none in some), thresholds (ascending, distinct; 0-4 of them) and deliveries (0-4 ints)."""
+    rng = random.Random(seed)
+    for p in fed:
+        if rng.random() < 0.85:
+            p["store"] = {"x": rng.randrange(-180_000_000, 180_000_001), "y": rng.randrange(-90_000_000, 90_000_001)}
+        p["thresholds"] = sorted(float(t) for t in rng.sample(range(0, 10_001, 500), rng.randrange(0, 5)))
+        p["deliveries"] = [rng.randrange(1, 20) for _ in range(rng.randrange(0, 5))]
+    return fed
+
+
+FED = with_lookups(with_multi_values(purchases()))
 
 
 @pytest.fixture(scope="module")
@@ -342,8 +355,116 @@ def test_uca_sort_keys(runtime: Runtime) -> None:
     assert [g["value"] for g in ordered] == sorted(by("customer"), reverse=True)
 
 
+def test_quantiles_per_customer(runtime: Runtime) -> None:
+    """quantiles([...], x): each node's KLL sketch of the group's values, merged by the container, which reads the
+    quantiles from it. The groups here hold fewer values than a sketch keeps (200), so each is exact: the least value
+    whose share of the group's values at or below it reaches the quantile (numpy's inverted_cdf)."""
+    qs = [0.0, 0.1, 0.25, 0.5, 0.9, 0.99, 1.0]
+    root = grouping(f"all(group(customer) each(output(quantiles({json.dumps(qs)}, price), quantiles([0.5], mul(price, tax)))))")
+    expected = by("customer")
+    assert [g["value"] for g in groups(root)] == sorted(expected)
+    for g in groups(root):
+        price = np.array([p["price"] for p in expected[g["value"]]], dtype=np.float64)
+        answered = g["fields"][f"quantiles({json.dumps(qs).replace(' ', '')},price)"]
+        assert [a["quantile"] for a in answered] == qs
+        assert [a["value"] for a in answered] == [float(np.quantile(price, q, method="inverted_cdf")) for q in qs], g["value"]
+        taxed = np.array([p["price"] * p["tax"] for p in expected[g["value"]]])
+        (label,) = [k for k in g["fields"] if k.startswith("quantiles([0.5],")]
+        (median,) = g["fields"][label]
+        assert median["value"] == pytest.approx(float(np.quantile(taxed, 0.5, method="inverted_cdf")), rel=1e-12)
+
+
+def store(p: dict, axis: str) -> int:
+    """zcurve.x or .y of store_zcurve: the fed coordinate; without a position, the attribute's undefined value
+    (the long's minimum: only bit 63, an odd bit, set) decodes to x 0 and y -2**31, as proton's."""
+    return p["store"][axis] if "store" in p else (0 if axis == "x" else -2**31)
+
+
+def test_zcurve_decodes_the_position(runtime: Runtime) -> None:
+    assert any("store" not in p for p in FED) and any(p["store"]["x"] < 0 for p in FED if "store" in p)
+    for axis in "xy":
+        found = groups(grouping(f"all(group(zcurve.{axis}(store_zcurve)) max(100) each(output(count())))"))
+        expected: dict[int, int] = {}
+        for p in FED:
+            expected[store(p, axis)] = expected.get(store(p, axis), 0) + 1
+        assert {int(g["value"]): g["fields"]["count()"] for g in found} == expected, axis
+    sums = groups(grouping("all(group(customer) each(output(sum(zcurve.y(store_zcurve)), min(zcurve.x(store_zcurve)))))"))
+    assert {g["value"]: (g["fields"]["sum(zcurve.y(store_zcurve))"], g["fields"]["min(zcurve.x(store_zcurve))"]) for g in sums} == \
+        {c: (int(np.sum([store(p, "y") for p in own], dtype=np.int64)), min(store(p, "x") for p in own)) for c, own in by("customer").items()}
+
+
+def interpolated(thresholds: list[float], x: float) -> float:
+    """Where x falls in the ascending thresholds, by numpy's linear interpolation of their indexes (0 below the
+    first, the last index above the last; 0 of none)."""
+    return float(np.interp(x, thresholds, np.arange(len(thresholds)))) if thresholds else 0.0
+
+
+def test_interpolatedlookup_in_an_ascending_array(runtime: Runtime) -> None:
+    found = groups(grouping("all(group(interpolatedlookup(thresholds, price)) max(100) each(output(count())))"))
+    expected: dict[float, int] = {}
+    for p in FED:
+        expected[interpolated(p["thresholds"], p["price"])] = expected.get(interpolated(p["thresholds"], p["price"]), 0) + 1
+    assert sum(1 for p in FED if 0 < interpolated(p["thresholds"], p["price"]) % 1) > 5  # most between two thresholds
+    got = sorted((float(g["value"]), g["fields"]["count()"]) for g in found)
+    assert [count for _, count in got] == [count for _, count in sorted(expected.items())]
+    assert [value for value, _ in got] == pytest.approx(sorted(expected), rel=1e-12)
+    sums = groups(grouping("all(group(customer) each(output(sum(interpolatedlookup(thresholds, mul(price, 0.5))))))"))
+    for g in sums:
+        own = by("customer")[g["value"]]
+        assert g["fields"]["sum(interpolatedlookup(thresholds, mul(price, 0.5)))"] == \
+            pytest.approx(np.sum([interpolated(p["thresholds"], p["price"] * 0.5) for p in own]), rel=1e-12)
+
+
+def at(values: list[int], i: int) -> int:
+    """array.at as proton reads it: the element at i; past the end (or at a negative index) the last; 0 of none."""
+    return values[i] if 0 <= i < len(values) else (values[-1] if values else 0)
+
+
+def test_array_at(runtime: Runtime) -> None:
+    assert any(not p["deliveries"] for p in FED) and any(p["quantity"] > len(p["deliveries"]) > 0 for p in FED)
+    first = groups(grouping("all(group(array.at(deliveries, 0)) max(100) each(output(count(), sum(price))))"))
+    expected: dict[int, list[int]] = {}
+    for p in FED:
+        expected.setdefault(at(p["deliveries"], 0), []).append(p["price"])
+    assert {int(g["value"]): (g["fields"]["count()"], g["fields"]["sum(price)"]) for g in first} == \
+        {d: (len(v), sum(v)) for d, v in expected.items()}
+    per_customer = groups(grouping("all(group(customer) each(output(sum(array.at(deliveries, sub(quantity, 1))), "
+                                   "max(array.at(deliveries, -1)))))"))
+    assert {g["value"]: (g["fields"]["sum(array.at(deliveries, sub(quantity, 1)))"], g["fields"]["max(array.at(deliveries, neg(1)))"])
+            for g in per_customer} == \
+        {c: (sum(at(p["deliveries"], p["quantity"] - 1) for p in own), max(at(p["deliveries"], -1) for p in own))
+         for c, own in by("customer").items()}
+    tags = groups(grouping("all(group(array.at(tags, 1)) max(100) each(output(count())))"))
+    expected_tags: dict[str, int] = {}
+    for p in FED:
+        t = p["tags"][1] if len(p["tags"]) > 1 else (p["tags"][-1] if p["tags"] else "")
+        expected_tags[t] = expected_tags.get(t, 0) + 1
+    assert {g["value"]: g["fields"]["count()"] for g in tags} == expected_tags
+
+
+def test_aggregates_of_a_multi_value_attribute_take_every_element(runtime: Runtime) -> None:
+    """sum(deliveries) and the rest: every element of every document of the group, as proton flattens the array
+    (a group without elements keeps the prepared min and max, the long's extremes)."""
+    root = grouping("all(group(customer) each(output(count(), sum(deliveries), avg(deliveries), min(deliveries), max(deliveries), "
+                    "xor(deliveries), stddev(deliveries), sum(thresholds), max(thresholds))))")
+    for g in groups(root):
+        own = by("customer")[g["value"]]
+        d = np.array([x for p in own for x in p["deliveries"]], dtype=np.int64)
+        t = np.array([x for p in own for x in p["thresholds"]])
+        f = g["fields"]
+        assert len(d) > len(own) / 2 and len(t) > 0
+        assert f["count()"] == len(own)  # documents, not elements
+        assert f["sum(deliveries)"] == int(d.sum()) and isinstance(f["sum(deliveries)"], int)
+        assert f["avg(deliveries)"] == pytest.approx(d.mean(), rel=1e-12)
+        assert (f["min(deliveries)"], f["max(deliveries)"]) == (int(d.min()), int(d.max()))
+        assert f["xor(deliveries)"] == functools.reduce(lambda a, b: a ^ b, d.tolist())
+        assert f["stddev(deliveries)"] == pytest.approx(d.std(), rel=1e-9)
+        assert f["sum(thresholds)"] == pytest.approx(t.sum(), rel=1e-12) and f["max(thresholds)"] == t.max()
+
+
 def test_unsupported_grouping_fails_naming_it(runtime: Runtime) -> None:
-    for operation, name in [("all(group(zcurve.x(price)) each(output(count())))", "ZCurveFunctionNode"),
+    for operation, name in [("all(group(interpolatedlookup(tags, price)) each(output(count())))", "interpolatedlookup of STRING attribute 'tags'"),
+                            ("all(group(array.at(codes, 0)) each(output(count())))", "array.at of WEIGHTEDSET attribute 'codes'"),
                             ("all(group(customer) each(output(sum(md5(customer, 64)))))", "SumAggregationResult of a raw value"),
                             ("all(group(customer) each(output(xor(md5(cat(customer, add(price, 1)), 64)))))", "AddFunctionNode"),
                             ("all(group(customer) filter(istrue(price)) each(output(count())))", "istrue() requires input to be type bool"),

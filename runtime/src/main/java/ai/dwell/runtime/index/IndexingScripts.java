@@ -1,10 +1,13 @@
 package ai.dwell.runtime.index;
 
+import ai.vespa.language.chunker.FixedLengthChunker;
+import ai.vespa.language.chunker.SentenceChunker;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentType;
 import com.yahoo.document.DocumentTypeManager;
 import com.yahoo.document.DocumentUpdate;
 import com.yahoo.language.Linguistics;
+import com.yahoo.language.process.Chunker;
 import com.yahoo.language.process.Embedder;
 import com.yahoo.vespa.configdefinition.IlscriptsConfig;
 import com.yahoo.vespa.indexinglanguage.ScriptParserContext;
@@ -38,12 +41,19 @@ public final class IndexingScripts {
     }
 
     /**
+     * Vespa's built-in chunkers by the ids {@code chunk} expressions name them with, as a container has them without
+     * declaring any (a chunker component declared in services.xml is not looked up here).
+     */
+    static final Map<String, Chunker> BUILT_IN_CHUNKERS = Map.of("fixed-length", new FixedLengthChunker(),
+                                                                 "sentence", new SentenceChunker());
+
+    /**
      * @param embedders the container's embedder components by id, for the {@code embed} expressions
      *                  (as Vespa's IndexingProcessor gets them injected)
      */
     public IndexingScripts(IlscriptsConfig config, DocumentTypeManager types, Linguistics linguistics, Map<String, Embedder> embedders) {
         this.types = types;
-        ScriptParserContext context = new ScriptParserContext(linguistics, Map.of(), embedders, Map.of());
+        ScriptParserContext context = new ScriptParserContext(linguistics, BUILT_IN_CHUNKERS, embedders, Map.of());
         context.getAnnotatorConfig().setMaxTermOccurrences(config.maxtermoccurrences());
         context.getAnnotatorConfig().setMaxTokenizeLength(config.fieldmatchmaxlength());
         for (IlscriptsConfig.Ilscript ilscript : config.ilscript()) {

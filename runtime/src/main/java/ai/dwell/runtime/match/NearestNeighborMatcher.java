@@ -62,7 +62,7 @@ final class NearestNeighborMatcher {
                                                                   filter, item.allowApproximate() && ! exactlyWithin, threshold, distanceThreshold);
         BitSet hits = new BitSet();
         for (int lid : neighbors.lids()) hits.set(lid);
-        return new Matched(hits, new NearestNeighborTerm(field, item.uniqueId(), tensorName, queryVector, vectors));
+        return new Matched(hits, new NearestNeighborTerm(field, item.uniqueId(), tensorName, queryVector, vectors, hits));
     }
 
 }

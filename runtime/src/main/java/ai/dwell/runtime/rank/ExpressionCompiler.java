@@ -213,12 +213,14 @@ final class ExpressionCompiler {
 
     /**
      * itemRawScore(label): the raw score of the dotProduct or wand item the query labels so (its unique id in the rank
-     * property vespa.label.label.id), on a multi-value attribute; 0 without such an item.
+     * property vespa.label.label.id), on a multi-value attribute, or of the nearestNeighbor item so labeled; 0 without such an item.
      */
     private Node itemRawScore(FeatureName feature) {
         if (feature.arguments().size() != 1 || feature.output() != null)
             throw unsupported("feature '" + feature + "': itemRawScore takes a label");
         Optional<Integer> id = query.string("vespa.label." + feature.argument() + ".id").map(Integer::parseInt);
+        Optional<Node> nearestNeighbor = id.flatMap(i -> NearestNeighborFeatures.itemRawScore(i, nearestNeighbors));
+        if (nearestNeighbor.isPresent()) return termsRead(nearestNeighbor.get());
         List<QueryTerm> tokens = id.isEmpty() ? List.of()
                 : terms.stream().filter(t -> t.kind() == QueryTerm.Kind.DOT_PRODUCT && t.item() == id.get()).toList();
         if (tokens.isEmpty()) return termsRead(new ScalarNode.Constant(0));
@@ -234,11 +236,16 @@ final class ExpressionCompiler {
                           "or a weighted set index field ('" + field + "' is neither)");
     }
 
-    /** rawScore(name): what the query's dotProduct and wand items on a multi-value attribute or weighted set index field give each document. */
+    /**
+     * rawScore(name): what the query's dotProduct and wand items on a multi-value attribute or weighted set index field give each
+     * document, or its nearestNeighbor items on a vector or multi-vector tensor attribute.
+     */
     private Node rawScore(FeatureName feature) {
         if (feature.arguments().size() != 1 || feature.output() != null)
             throw unsupported("feature '" + feature + "': rawScore takes the name of a field");
         String name = feature.argument();
+        if (index.attribute(name).orElse(null) instanceof TensorAttribute tensor && tensor.vectorSearch().isPresent())
+            return termsRead(NearestNeighborFeatures.rawScore(name, nearestNeighbors));
         return termsRead(rawScoreOf(feature, name, terms.stream().filter(t -> t.kind() == QueryTerm.Kind.DOT_PRODUCT && t.field().equals(name)).toList()));
     }
 

@@ -65,6 +65,29 @@ final class NearestNeighborFeatures {
         return new ClosestNode(type, vectors, searching);
     }
 
+    /**
+     * rawScore(field) of a tensor attribute: the sum over the query's nearestNeighbor items on it of the raw score each
+     * gives a document, as proton's RawScoreExecutor sums its items' term field match data; see {@link NearestNeighborTerm#rawScore}.
+     */
+    static Node rawScore(String field, List<NearestNeighborTerm> terms) {
+        return new RawScore(terms.stream().filter(t -> t.field().equals(field)).toArray(NearestNeighborTerm[]::new));
+    }
+
+    /** itemRawScore(label) of the nearestNeighbor item with this unique id, if the query has one. */
+    static Optional<Node> itemRawScore(int uniqueId, List<NearestNeighborTerm> terms) {
+        return terms.stream().filter(t -> t.uniqueId() == uniqueId).findFirst().map(t -> new RawScore(new NearestNeighborTerm[] { t }));
+    }
+
+    private static final class RawScore extends ScalarNode {
+        private final NearestNeighborTerm[] terms;
+        RawScore(NearestNeighborTerm[] terms) { this.terms = terms; }
+        @Override double number(int lid) {
+            double sum = 0;
+            for (NearestNeighborTerm term : terms) sum += term.rawScore(lid);
+            return sum;
+        }
+    }
+
     private static final class Closeness extends ScalarNode {
         private final NearestNeighborTerm term;
         Closeness(NearestNeighborTerm term) { this.term = term; }

@@ -15,7 +15,9 @@ import com.yahoo.document.DocumentTypeManager;
 import com.yahoo.document.DataType;
 import com.yahoo.document.MapDataType;
 import com.yahoo.document.datatypes.Array;
+import com.yahoo.document.PositionDataType;
 import com.yahoo.document.datatypes.BoolFieldValue;
+import com.yahoo.document.datatypes.DoubleFieldValue;
 import com.yahoo.document.datatypes.FloatFieldValue;
 import com.yahoo.document.datatypes.MapFieldValue;
 import com.yahoo.document.datatypes.IntegerFieldValue;
@@ -31,6 +33,7 @@ import com.yahoo.searchlib.aggregation.CountAggregationResult;
 import com.yahoo.searchlib.aggregation.ExpressionCountAggregationResult;
 import com.yahoo.searchlib.aggregation.MaxAggregationResult;
 import com.yahoo.searchlib.aggregation.MinAggregationResult;
+import com.yahoo.searchlib.aggregation.QuantileAggregationResult;
 import com.yahoo.searchlib.aggregation.StandardDeviationAggregationResult;
 import com.yahoo.searchlib.aggregation.SumAggregationResult;
 import com.yahoo.searchlib.aggregation.XorAggregationResult;
@@ -80,6 +83,21 @@ public class GroupingTest {
             "g3", Map.of("lang", "en", "mood", "hazy"), "g4", Map.of(), "g5", Map.of("lang", "no"),
             "g6", Map.of("mood", "sad", "lang", "en"), "g7", Map.of("mood", "happy"), "g8", Map.of("lang", "de", "mood", "happy"));
 
+    /** Positions (x, y: longitude and latitude in microdegrees); g4 has none, g5 is at the extremes of x and y. */
+    private static final Map<String, int[]> SPOTS = Map.of(
+            "g0", new int[] { 10, 20 }, "g1", new int[] { -122419400, 37774900 }, "g2", new int[] { 10, 20 }, "g3", new int[] { 10, -5 },
+            "g5", new int[] { Integer.MAX_VALUE, Integer.MIN_VALUE }, "g6", new int[] { -1, -1 }, "g7", new int[] { 0, 0 },
+            "g8", new int[] { -122419400, 59913900 });
+    /** Ascending arrays for interpolatedlookup (g4 empty). */
+    private static final Map<String, double[]> STEPS = Map.of(
+            "g0", new double[] { 0, 2, 4 }, "g1", new double[] { 0, 2, 4 }, "g2", new double[] { 2, 6 }, "g3", new double[] { 5, 10 },
+            "g4", new double[] {}, "g5", new double[] { 1.5 }, "g6", new double[] { 0, 4, 8, 16 }, "g7", new double[] { 0, 4, 8, 16 },
+            "g8", new double[] { 1, 2, 3 });
+    /** Arrays for array.at (g2 and g5 empty). */
+    private static final Map<String, int[]> SIZES = Map.of(
+            "g0", new int[] { 10, 20, 30 }, "g1", new int[] { 7 }, "g2", new int[] {}, "g3", new int[] { 1, 2 }, "g4", new int[] { 5, 6, 7, 8 },
+            "g5", new int[] {}, "g6", new int[] { 3 }, "g7", new int[] { 9, 9 }, "g8", new int[] { 4, 40, 400 });
+
     private static final List<Comment> comments = List.of(
             new Comment("g0", "a", "ann", 1), new Comment("g1", "a", "bob", 9), new Comment("g2", "b", "ann", 3),
             new Comment("g3", "a", "ann", 4), new Comment("g4", "c", "cy", 0), new Comment("g5", "b", "bob", 2),
@@ -106,6 +124,15 @@ public class GroupingTest {
                             struct-field value { indexing: attribute }
                         }
                         field flagged type bool {
+                            indexing: attribute
+                        }
+                        field spot type position {
+                            indexing: attribute
+                        }
+                        field steps type array<double> {
+                            indexing: attribute
+                        }
+                        field sizes type array<int> {
                             indexing: attribute
                         }
                 """ + text.substring(at + 1));
@@ -139,6 +166,13 @@ public class GroupingTest {
             for (Map.Entry<String, String> p : new TreeMap<>(c.props()).entrySet()) props.put(new StringFieldValue(p.getKey()), new StringFieldValue(p.getValue()));
             doc.setFieldValue("props", props);
             doc.setFieldValue("flagged", new BoolFieldValue(c.flagged()));
+            if (SPOTS.containsKey(c.id())) doc.setFieldValue("spot", PositionDataType.valueOf(SPOTS.get(c.id())[0], SPOTS.get(c.id())[1]));
+            Array<DoubleFieldValue> steps = new Array<>(DataType.getArray(DataType.DOUBLE));
+            for (double step : STEPS.get(c.id())) steps.add(new DoubleFieldValue(step));
+            doc.setFieldValue("steps", steps);
+            Array<IntegerFieldValue> sizes = new Array<>(DataType.getArray(DataType.INT));
+            for (int size : SIZES.get(c.id())) sizes.add(new IntegerFieldValue(size));
+            doc.setFieldValue("sizes", sizes);
             nodes[i++ % 3].put(indexing.process(doc));
         }
     }
@@ -194,11 +228,7 @@ public class GroupingTest {
 
     @Test
     void unsupportedAggregatorIsAnErrorNamingIt() {
-        SearchProtocol.SearchReply reply = nodes[0].search(request("all(group(zcurve.x(upvotes)) each(output(count())))"));
-        assertEquals(1, reply.getErrorsCount());
-        assertTrue(reply.getErrors(0).getMessage().contains("ZCurveFunctionNode"), reply.getErrors(0).getMessage());
-        assertTrue(reply.getGroupingBlob().isEmpty());
-        reply = nodes[0].search(request("all(group(article_id) each(output(sum(md5(author_id, 64)))))"));
+        SearchProtocol.SearchReply reply = nodes[0].search(request("all(group(article_id) each(output(sum(md5(author_id, 64)))))"));
         assertEquals(1, reply.getErrorsCount());
         assertTrue(reply.getErrors(0).getMessage().contains("SumAggregationResult of a raw value"), reply.getErrors(0).getMessage());
         reply = nodes[0].search(request("all(group(article_id) each(output(sum(author_id))))"));
@@ -234,6 +264,23 @@ public class GroupingTest {
         Group a = root.getChildren().get(0);
         assertEquals(25, result(a, SumAggregationResult.class).getSum().getInteger());
         assertEquals(15, result(a, XorAggregationResult.class).getXor());
+    }
+
+    /** quantiles: each node's KLL sketch of the group's values, merged as the container merges them; exact for groups this small. */
+    @Test
+    void quantilesPerAuthor() {
+        List<Double> quantiles = List.of(0.0, 0.25, 0.5, 0.75, 1.0);
+        Group root = group("all(group(author_id) each(output(quantiles([0, 0.25, 0.5, 0.75, 1], upvotes))))");
+        assertEquals(counts(Comment::author).keySet(), Set.copyOf(ids(root)));
+        for (Group author : root.getChildren()) {
+            long[] sorted = comments.stream().filter(c -> c.author().equals(author.getId().getString()))
+                                    .mapToLong(Comment::upvotes).sorted().toArray();
+            QuantileAggregationResult result = result(author, QuantileAggregationResult.class);
+            assertEquals(quantiles, result.getQuantiles());
+            List<Double> expected = quantiles.stream() // the least value with at least q of the values at or below it
+                    .map(q -> (double) sorted[Math.max(0, (int) Math.ceil(q * sorted.length) - 1)]).toList();
+            assertEquals(expected, result.getQuantileResults().entries().stream().map(e -> e.value()).toList(), author.getId().getString());
+        }
     }
 
     @Test
@@ -469,6 +516,113 @@ public class GroupingTest {
         assertTrue(keys.getChildren().stream().allMatch(g -> g.getId() instanceof com.yahoo.searchlib.expression.RawResultNode));
         Group ordered = group("all(group(author_id) max(2) order(-max(uca(author_id, \"sv\"))) each(output(count())))");
         assertEquals(List.of("bob", "cy", "dan"), ids(ordered)); // max + 1 groups kept, in id order: the last three by key
+    }
+
+    @Test
+    void zcurveDecodesThePositionsCoordinates() {
+        // spot_zcurve is the position's z-order code (x in the even bits, y in the odd); g4 has no position, so the
+        // attribute's undefined value (Long.MIN_VALUE, only bit 63 set) gives x 0 and y Integer.MIN_VALUE, as proton
+        assertEquals(Map.of(10L, 3L, -122419400L, 2L, 0L, 2L, (long) Integer.MAX_VALUE, 1L, -1L, 1L),
+                     numericCounts(group("all(group(zcurve.x(spot_zcurve)) each(output(count())))")));
+        assertEquals(Map.of(20L, 2L, 37774900L, 1L, -5L, 1L, (long) Integer.MIN_VALUE, 2L, -1L, 1L, 0L, 1L, 59913900L, 1L),
+                     numericCounts(group("all(group(zcurve.y(spot_zcurve)) each(output(count())))")));
+        // a sum per article of x: a (g0 g1 g3 g6 g8), b (g2 g5), c (g4 g7)
+        Group sums = group("all(group(article_id) each(output(sum(zcurve.x(spot_zcurve)))))");
+        Map<String, Long> found = new TreeMap<>();
+        for (Group article : sums.getChildren()) found.put(article.getId().getString(), result(article, SumAggregationResult.class).getSum().getInteger());
+        assertEquals(Map.of("a", 10L - 122419400L + 10L - 1L - 122419400L, "b", 10L + Integer.MAX_VALUE, "c", 0L), found);
+    }
+
+    @Test
+    void interpolatedLookupIsTheFractionalIndexOfTheValueInTheArray() {
+        // upvotes in steps: g0 1 in [0 2 4] 0.5, g1 9 past [0 2 4] 2, g2 3 in [2 6] 0.25, g3 4 below [5 10] 0, g4 [] 0,
+        // g5 2 past [1.5] 0, g6 5 in [0 4 8 16] 1.25, g7 7 in it 1.75, g8 6 past [1 2 3] 2
+        assertEquals(Map.of(0.5, 1L, 2.0, 2L, 0.25, 1L, 0.0, 3L, 1.25, 1L, 1.75, 1L),
+                     floatCounts(group("all(group(interpolatedlookup(steps, upvotes)) each(output(count())))")));
+        // of a constant, summed per article: 2.5 in a (g0 g1: 1.25, g3: 0, g6: 0.625, g8: 1.5), b (g2: 0.125, g5: 0), c (g4: 0, g7: 0.625)
+        Group sums = group("all(group(article_id) each(output(sum(interpolatedlookup(steps, 2.5)))))");
+        Map<String, Double> found = new TreeMap<>();
+        for (Group article : sums.getChildren()) found.put(article.getId().getString(), result(article, SumAggregationResult.class).getSum().getFloat());
+        assertEquals(Map.of("a", 1.25 + 1.25 + 0 + 0.625 + 1.5, "b", 0.125 + 0.0, "c", 0.0 + 0.625), found);
+        // a single-value attribute is an array of one element: always 0
+        assertEquals(Map.of(0.0, (long) comments.size()), floatCounts(group("all(group(interpolatedlookup(upvotes, 3)) each(output(count())))")));
+    }
+
+    @Test
+    void arrayAtIsTheElementAtTheIndexTheLastPastTheEnd() {
+        // sizes at 1: g0 20, g1 7 (past the end: the last), g2 0 (empty), g3 2, g4 6, g5 0, g6 3, g7 9, g8 40
+        assertEquals(Map.of(20L, 1L, 7L, 1L, 0L, 2L, 2L, 1L, 6L, 1L, 3L, 1L, 9L, 1L, 40L, 1L),
+                     numericCounts(group("all(group(array.at(sizes, 1)) each(output(count())))")));
+        // a negative index is proton's unsigned index past the end: the last element
+        assertEquals(Map.of(30L, 1L, 7L, 1L, 0L, 2L, 2L, 1L, 8L, 1L, 3L, 1L, 9L, 1L, 400L, 1L),
+                     numericCounts(group("all(group(array.at(sizes, -1)) each(output(count())))")));
+        // strings, "" of an empty array; the index an expression (upvotes - 1: g0 at 0, g4 at -1)
+        assertEquals(Map.of("x", 3L, "y", 2L, "z", 1L, "", 2L, "w", 1L), childCounts(group("all(group(array.at(tags, 0)) each(output(count())))")));
+        Group sums = group("all(group(article_id) each(output(sum(array.at(sizes, sub(upvotes, 1))))))");
+        Map<String, Long> found = new TreeMap<>();
+        for (Group article : sums.getChildren()) found.put(article.getId().getString(), result(article, SumAggregationResult.class).getSum().getInteger());
+        // a: g0 (0) 10, g1 (8) 7, g3 (3) 2, g6 (4) 3, g8 (5) 400; b: g2 0, g5 (1) 0; c: g4 (-1) 8, g7 (6) 9
+        assertEquals(Map.of("a", 10L + 7 + 2 + 3 + 400, "b", 0L, "c", 8L + 9), found);
+        // not bound to a level's element: below group(sizes), array.at(sizes, 0) is still the first element
+        Group nested = group("all(group(sizes) each(all(group(array.at(sizes, 0)) each(output(count())))))");
+        Map<String, Long> pairs = new TreeMap<>();
+        for (Group size : nested.getChildren())
+            for (Group first : size.getChildren())
+                pairs.put(size.getId().getInteger() + "/" + first.getId().getInteger(), result(first, CountAggregationResult.class).getCount());
+        Map<String, Long> expected = new TreeMap<>();
+        for (String pair : List.of("10/10", "20/10", "30/10", "7/7", "1/1", "2/1", "5/5", "6/5", "7/5", "8/5", "3/3", "9/9", "9/9", "4/4", "40/4", "400/4"))
+            expected.merge(pair, 1L, Long::sum); // g7 is twice in group 9
+        assertEquals(expected, pairs);
+    }
+
+    @Test
+    void aggregatesOfAMultiValueAttributeAggregateEveryElement() {
+        // sizes of a: g0 10 20 30, g1 7, g3 1 2, g6 3, g8 4 40 400; b: g2 and g5 empty; c: g4 5 6 7 8, g7 9 9
+        Group root = group("all(group(article_id) each(output(sum(sizes), avg(sizes), min(sizes), max(sizes), xor(sizes), stddev(sizes), sum(steps))))");
+        Map<String, List<Object>> found = new TreeMap<>();
+        for (Group article : root.getChildren())
+            found.put(article.getId().getString(), List.of(result(article, SumAggregationResult.class).getSum().getInteger(),
+                                                           result(article, AverageAggregationResult.class).getCount(),
+                                                           result(article, MinAggregationResult.class).getMin().getInteger(),
+                                                           result(article, MaxAggregationResult.class).getMax().getInteger(),
+                                                           result(article, XorAggregationResult.class).getXor(),
+                                                           results(article, SumAggregationResult.class).get(1).getSum().getFloat()));
+        assertEquals(Map.of("a", List.of(517L, 10L, 1L, 400L, 443L, 6.0 + 6 + 15 + 28 + 6),
+                            "b", List.of(0L, 0L, Long.MAX_VALUE, Long.MIN_VALUE, 0L, 8.0 + 1.5), // proton's prepared min and max
+                            "c", List.of(44L, 6L, 5L, 9L, 12L, 28.0)), found);
+        Group c = root.getChildren().stream().filter(g -> g.getId().getString().equals("c")).findFirst().orElseThrow();
+        assertEquals(44 / 6.0, result(c, AverageAggregationResult.class).getAverage().getFloat(), 1e-12);
+        assertEquals(Math.sqrt(20.0 / 9), result(c, StandardDeviationAggregationResult.class).getStandardDeviation(), 1e-12); // E[x^2] 56, mean 22/3
+        // where a level binds the attribute to its element, the aggregate is of that element: 7 from g1 and g4, 9 twice from g7
+        Group bound = group("all(group(sizes) each(output(sum(sizes))))");
+        Map<Long, Long> sums = new TreeMap<>();
+        for (Group size : bound.getChildren()) sums.put(size.getId().getInteger(), result(size, SumAggregationResult.class).getSum().getInteger());
+        assertEquals(14L, sums.get(7L));
+        assertEquals(18L, sums.get(9L));
+        assertEquals(400L, sums.get(400L));
+    }
+
+    @Test
+    void lookupsOfTheWrongKindOfAttributeAreRefusedByName() {
+        for (var refused : Map.of("all(group(interpolatedlookup(tags, 1)) each(output(count())))", "interpolatedlookup of STRING attribute 'tags'",
+                                  "all(group(array.at(upvotes, 0)) each(output(count())))", "array.at of SINGLE attribute 'upvotes'",
+                                  "all(group(article_id) each(output(sum(tags))))", "multi-value attribute 'tags' of STRING").entrySet()) {
+            SearchProtocol.SearchReply reply = nodes[0].search(request(refused.getKey()));
+            assertEquals(1, reply.getErrorsCount(), refused.getKey());
+            assertTrue(reply.getErrors(0).getMessage().contains(refused.getValue()), reply.getErrors(0).getMessage());
+        }
+    }
+
+    private static Map<Long, Long> numericCounts(Group group) {
+        Map<Long, Long> result = new TreeMap<>();
+        for (Group child : group.getChildren()) result.put(child.getId().getInteger(), result(child, CountAggregationResult.class).getCount());
+        return result;
+    }
+
+    private static Map<Double, Long> floatCounts(Group group) {
+        Map<Double, Long> result = new TreeMap<>();
+        for (Group child : group.getChildren()) result.put(child.getId().getFloat(), result(child, CountAggregationResult.class).getCount());
+        return result;
     }
 
     private static List<String> ids(Group group) {

@@ -199,6 +199,22 @@ public class MultiVectorIndexTest {
 
     private static float[] randomVector(Random random, int n, DistanceMetric metric) {
         float[] v = new float[n];
+        switch (metric) {
+            case HAMMING -> { // int8 cells of packed bits
+                for (int i = 0; i < n; i++) v[i] = random.nextInt(256) - 128;
+                return v;
+            }
+            case HAMMING_CELLS -> { // few values, so that cells are often equal
+                for (int i = 0; i < n; i++) v[i] = random.nextInt(3) * 0.5f;
+                return v;
+            }
+            case GEODEGREES -> { // latitude and longitude; the other cells are not read
+                v[0] = (float) (random.nextDouble() * 180 - 90);
+                v[1] = (float) (random.nextDouble() * 360 - 180);
+                return v;
+            }
+            default -> {}
+        }
         double norm = 0;
         for (int i = 0; i < n; i++) {
             v[i] = (float) random.nextGaussian();
@@ -223,6 +239,22 @@ public class MultiVectorIndexTest {
             case ANGULAR -> Math.acos(Math.max(-1, Math.min(1, dot / Math.sqrt(aa * bb))));
             case PRENORMALIZED_ANGULAR -> Math.max(0, 1 - dot);
             case DOTPRODUCT -> -dot;
+            case HAMMING -> {
+                int bits = 0;
+                for (int i = 0; i < a.length; i++)
+                    for (int bit = 0; bit < 8; bit++) if ((((int) a[i] >> bit) & 1) != (((int) b[i] >> bit) & 1)) bits++;
+                yield bits;
+            }
+            case HAMMING_CELLS -> {
+                int cells = 0;
+                for (int i = 0; i < a.length; i++) if (a[i] != b[i]) cells++;
+                yield cells;
+            }
+            case GEODEGREES -> { // the spherical law of cosines
+                double latA = Math.toRadians(a[0]), latB = Math.toRadians(b[0]), lonDiff = Math.toRadians(a[1]) - Math.toRadians(b[1]);
+                double cos = Math.sin(latA) * Math.sin(latB) + Math.cos(latA) * Math.cos(latB) * Math.cos(lonDiff);
+                yield 6371.0088 * Math.acos(Math.max(-1, Math.min(1, cos)));
+            }
         };
     }
 

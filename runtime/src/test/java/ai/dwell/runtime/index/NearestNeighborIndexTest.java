@@ -125,6 +125,59 @@ public class NearestNeighborIndexTest {
         assertEquals(0, result.size(), "distanceThreshold drops hits farther than it");
     }
 
+    /**
+     * Binary codes (int8 cells of packed bits) near cluster codes, by hamming distance: exact search returns the true
+     * nearest (distances as a bit-by-bit count finds them), and the graph finds nearly all of them.
+     */
+    @Test
+    void hammingOverPackedBitsExactlyAndThroughTheGraph() {
+        Random bits = new Random(11);
+        int bytes = 16, documents = 3000;
+        byte[][] centers = new byte[20][bytes];
+        for (byte[] center : centers) bits.nextBytes(center);
+        float[][] codes = new float[documents + 1][];
+        NearestNeighborIndex index = new NearestNeighborIndex(bytes, DistanceMetric.HAMMING, HNSW);
+        for (int lid = 1; lid <= documents; lid++) {
+            codes[lid] = flipped(centers[bits.nextInt(centers.length)], bits, 20);
+            index.set(lid, codes[lid]);
+        }
+        double recall = 0;
+        for (int q = 0; q < 20; q++) {
+            float[] query = flipped(centers[q], bits, 10);
+            double[] truth = new double[documents];
+            for (int lid = 1; lid <= documents; lid++) truth[lid - 1] = bitByBit(query, codes[lid]);
+            Arrays.sort(truth);
+            var exact = index.search(query, K, 0, null, false, 0.05, Double.POSITIVE_INFINITY);
+            assertArrayEquals(Arrays.copyOf(truth, K), exact.distances(), "the exact search finds the true nearest");
+            for (int i = 0; i < K; i++) assertEquals(bitByBit(query, codes[exact.lids()[i]]), exact.distances()[i]);
+            var approximate = index.search(query, K, 40, null, true, 0.05, Double.POSITIVE_INFINITY);
+            assertFalse(approximate.exact());
+            double kth = truth[K - 1];
+            recall += Arrays.stream(approximate.distances()).filter(d -> d <= kth).count() / (double) K;
+        }
+        assertTrue(recall / 20 >= 0.9, "recall@10 " + recall / 20);
+    }
+
+    /** Int8 cells of the code with the given number of random bits flipped (possibly some twice). */
+    private static float[] flipped(byte[] code, Random random, int flips) {
+        byte[] copy = code.clone();
+        for (int i = 0; i < flips; i++) {
+            int bit = random.nextInt(copy.length * 8);
+            copy[bit / 8] ^= (byte) (1 << (bit % 8));
+        }
+        float[] cells = new float[copy.length];
+        for (int i = 0; i < copy.length; i++) cells[i] = copy[i];
+        return cells;
+    }
+
+    /** The bits that differ, counted one by one over each cell's two's-complement byte. */
+    private static int bitByBit(float[] a, float[] b) {
+        int differing = 0;
+        for (int i = 0; i < a.length; i++)
+            for (int bit = 0; bit < 8; bit++) if ((((byte) a[i] >> bit) & 1) != (((byte) b[i] >> bit) & 1)) differing++;
+        return differing;
+    }
+
     private static NearestNeighborIndex index(float[][] vectors, DistanceMetric metric) {
         NearestNeighborIndex index = new NearestNeighborIndex(DIMENSIONS, metric, HNSW);
         for (int lid = 1; lid <= DOCUMENTS; lid++) index.set(lid, vectors[lid]);

@@ -12,6 +12,7 @@ import com.yahoo.searchlib.aggregation.FS4Hit;
 import com.yahoo.searchlib.aggregation.HitsAggregationResult;
 import com.yahoo.searchlib.aggregation.MaxAggregationResult;
 import com.yahoo.searchlib.aggregation.MinAggregationResult;
+import com.yahoo.searchlib.aggregation.QuantileAggregationResult;
 import com.yahoo.searchlib.aggregation.StandardDeviationAggregationResult;
 import com.yahoo.searchlib.aggregation.SumAggregationResult;
 import com.yahoo.searchlib.aggregation.XorAggregationResult;
@@ -40,6 +41,28 @@ abstract class Accumulator {
 
     /** Writes what was collected into the result (once, after the last document). */
     abstract void write();
+
+    /** Ends a document whose elements were added one by one (see {@link Flattened}). */
+    void endDocument() {}
+
+    /**
+     * An aggregator of a whole multi-value attribute: each of the document's elements is added to the aggregator,
+     * as proton's aggregators flatten a ResultNodeVector (sum, min, max and xor element by element, in array order;
+     * avg and stddev also count every element).
+     */
+    static final class Flattened extends Accumulator {
+        private final Accumulator inner;
+        private final LeafValues.Element elements;
+        Flattened(Accumulator inner, LeafValues.Element elements) { this.inner = inner; this.elements = elements; }
+        @Override void add(int lid, double rank) {
+            for (int i = 0, n = elements.count(lid); i < n; i++) {
+                elements.select(i);
+                inner.add(lid, rank);
+            }
+            inner.endDocument();
+        }
+        @Override void write() { inner.write(); }
+    }
 
     static final class Count extends Accumulator {
         private final CountAggregationResult result;
@@ -160,15 +183,31 @@ abstract class Accumulator {
         static StringResultNode create() { return ofUncheckedUtf8Array(new byte[] { (byte) 0xff }); }
     }
 
+    /**
+     * avg(): a float sum and a count. Of an integer array's elements (flattened), as proton's flattenSum: per
+     * document the float sum read as a long, the elements added as longs, the result back to a float.
+     */
     static final class Average extends Accumulator {
         private final AverageAggregationResult result;
         private final GroupValue value;
+        private final boolean integerElements;
         private double sum;
         private long count;
-        Average(AverageAggregationResult result, GroupValue value) { this.result = result; this.value = value; }
+        private long documentSum;
+        Average(AverageAggregationResult result, GroupValue value, boolean flattened) {
+            this.result = result;
+            this.value = value;
+            this.integerElements = flattened && value.type() == GroupValue.Type.INTEGER;
+        }
         @Override void add(int lid, double rank) {
-            sum += value.floating(lid, rank);
+            if (integerElements) documentSum += value.integer(lid, rank);
+            else sum += value.floating(lid, rank);
             count++;
+        }
+        @Override void endDocument() {
+            if ( ! integerElements) return;
+            sum = (double) (GroupValue.roundToLong(sum) + documentSum);
+            documentSum = 0;
         }
         @Override void write() {
             result.setSum(new FloatResultNode(sum));
@@ -185,24 +224,60 @@ abstract class Accumulator {
         @Override void write() { result.setXor(xor); }
     }
 
+    /**
+     * stddev(): count, float sum and float sum of squares. Of an integer array's elements (flattened), as proton's
+     * flattenSum and flattenSumOfSquared: per document each float sum read as a long, the elements (and their
+     * squares, as longs) added as longs, the results back to floats.
+     */
     static final class StandardDeviation extends Accumulator {
         private final StandardDeviationAggregationResult result;
         private final GroupValue value;
+        private final boolean integerElements;
         private long count;
         private double sum;
         private double sumOfSquares;
-        StandardDeviation(StandardDeviationAggregationResult result, GroupValue value) { this.result = result; this.value = value; }
+        private long documentSum;
+        private long documentSquares;
+        StandardDeviation(StandardDeviationAggregationResult result, GroupValue value, boolean flattened) {
+            this.result = result;
+            this.value = value;
+            this.integerElements = flattened && value.type() == GroupValue.Type.INTEGER;
+        }
         @Override void add(int lid, double rank) {
-            double v = value.floating(lid, rank);
             count++;
+            if (integerElements) {
+                long v = value.integer(lid, rank);
+                documentSum += v;
+                documentSquares += v * v;
+                return;
+            }
+            double v = value.floating(lid, rank);
             sum += v;
             sumOfSquares += v * v;
+        }
+        @Override void endDocument() {
+            if ( ! integerElements) return;
+            sum = (double) (GroupValue.roundToLong(sum) + documentSum);
+            sumOfSquares = (double) (GroupValue.roundToLong(sumOfSquares) + documentSquares);
+            documentSum = documentSquares = 0;
         }
         @Override void write() { // the result was sent empty (0, 0, 0); it has no setters
             result.merge(new StandardDeviationAggregationResult(count, sum, sumOfSquares));
         }
     }
 
+    /**
+     * quantiles: as proton's QuantileAggregationResult, each document's value (as a float) into the result's KLL sketch
+     * (datasketches' KllDoublesSketch, k 200, the sketch the container merges over the nodes and reads the quantiles
+     * from; exact while a node's group holds fewer values than the sketch keeps, a KLL approximation beyond).
+     */
+    static final class Quantiles extends Accumulator {
+        private final QuantileAggregationResult result;
+        private final GroupValue value;
+        Quantiles(QuantileAggregationResult result, GroupValue value) { this.result = result; this.value = value; }
+        @Override void add(int lid, double rank) { result.updateSketch(value.floating(lid, rank)); }
+        @Override void write() {}
+    }
 
     /**
      * count() of groups: as proton's ExpressionCountAggregationResult, each document's group id of the level below

@@ -10,6 +10,7 @@ import com.yahoo.searchlib.aggregation.Group;
 import com.yahoo.searchlib.aggregation.HitsAggregationResult;
 import com.yahoo.searchlib.aggregation.MaxAggregationResult;
 import com.yahoo.searchlib.aggregation.MinAggregationResult;
+import com.yahoo.searchlib.aggregation.QuantileAggregationResult;
 import com.yahoo.searchlib.aggregation.StandardDeviationAggregationResult;
 import com.yahoo.searchlib.aggregation.SumAggregationResult;
 import com.yahoo.searchlib.aggregation.XorAggregationResult;
@@ -24,7 +25,8 @@ import java.util.List;
 
 /**
  * The aggregators of the groups of one level (or of the root), compiled once from the level's group prototype:
- * count() (of documents, and of the groups of the level below: a HyperLogLog sketch of their ids' hashes), summary(), sum, avg, min, max, xor and stddev of an expression. Any other aggregator, and an order-by
+ * count() (of documents, and of the groups of the level below: a HyperLogLog sketch of their ids' hashes), summary(), sum, avg, min, max, xor,
+ * stddev and quantiles (a KLL sketch) of an expression. Any other aggregator, and an order-by
  * expression that is not arithmetic over the group's aggregates and constants, fails here naming it.
  */
 final class AggregatorPlan {
@@ -32,6 +34,8 @@ final class AggregatorPlan {
     private final List<AggregationResult> prototypes;
     private final GroupValue[] values;
     private final GroupClassifier[] groupIds;
+    /** Per aggregator, the multi-value attribute whose elements it aggregates one by one (proton's flattening); else null. */
+    private final LeafValues.Element[] flattened;
     private final DocumentIndex index;
     private final int distributionKey;
 
@@ -39,6 +43,7 @@ final class AggregatorPlan {
         this.prototypes = prototype.getAggregationResults();
         this.values = new GroupValue[prototypes.size()];
         this.groupIds = new GroupClassifier[prototypes.size()];
+        this.flattened = new LeafValues.Element[prototypes.size()];
         this.index = index;
         this.distributionKey = distributionKey;
         for (int i = 0; i < prototypes.size(); i++) {
@@ -57,10 +62,11 @@ final class AggregatorPlan {
             }
             if (kind != SumAggregationResult.class && kind != MinAggregationResult.class && kind != MaxAggregationResult.class
                 && kind != AverageAggregationResult.class && kind != XorAggregationResult.class
-                && kind != StandardDeviationAggregationResult.class)
+                && kind != StandardDeviationAggregationResult.class && kind != QuantileAggregationResult.class)
                 throw new UnsupportedFeatureException("Grouping aggregator " + kind.getSimpleName() + " is not supported by this content engine: " +
-                                                      "only count() (of documents and of groups), summary(), sum, avg, min, max, xor and stddev");
-            values[i] = compiler.compile(result.getExpression());
+                                                      "only count() (of documents and of groups), summary(), sum, avg, min, max, xor, stddev and quantiles");
+            flattened[i] = compiler.flattened(result.getExpression());
+            values[i] = flattened[i] != null ? flattened[i] : compiler.compile(result.getExpression());
             if (values[i].type() == GroupValue.Type.RAW && kind != XorAggregationResult.class && kind != MinAggregationResult.class && kind != MaxAggregationResult.class)
                 throw new UnsupportedFeatureException("Grouping aggregator " + kind.getSimpleName() + " of a raw value (cat, md5, uca) is not supported by this content engine: only xor, min and max");
         }
@@ -74,7 +80,8 @@ final class AggregatorPlan {
         for (int i = 0; i < accumulators.length; i++) {
             AggregationResult result = results.get(i);
             accumulators[i] = result instanceof ExpressionCountAggregationResult groups ? new Accumulator.GroupCount(groups, groupIds[i])
-                                                                                    : accumulator(result, values[i]);
+                                                                                    : accumulator(result, values[i], flattened[i] != null);
+            if (flattened[i] != null) accumulators[i] = new Accumulator.Flattened(accumulators[i], flattened[i]);
         }
         return accumulators;
     }
@@ -100,15 +107,16 @@ final class AggregatorPlan {
         }
     }
 
-    private Accumulator accumulator(AggregationResult result, GroupValue value) {
+    private Accumulator accumulator(AggregationResult result, GroupValue value, boolean flattened) {
         if (result instanceof CountAggregationResult count) return new Accumulator.Count(count);
         if (result instanceof HitsAggregationResult hits) return new Accumulator.Hits(hits, index, distributionKey);
         if (result instanceof SumAggregationResult sum) return new Accumulator.Sum(sum, value);
         if (result instanceof MinAggregationResult min) return new Accumulator.Extreme(min, null, value);
         if (result instanceof MaxAggregationResult max) return new Accumulator.Extreme(null, max, value);
-        if (result instanceof AverageAggregationResult average) return new Accumulator.Average(average, value);
+        if (result instanceof AverageAggregationResult average) return new Accumulator.Average(average, value, flattened);
         if (result instanceof XorAggregationResult xor) return new Accumulator.Xor(xor, value);
-        if (result instanceof StandardDeviationAggregationResult deviation) return new Accumulator.StandardDeviation(deviation, value);
+        if (result instanceof StandardDeviationAggregationResult deviation) return new Accumulator.StandardDeviation(deviation, value, flattened);
+        if (result instanceof QuantileAggregationResult quantiles) return new Accumulator.Quantiles(quantiles, value);
         throw new IllegalStateException("Unexpected " + result.getClass().getSimpleName());
     }
 

@@ -4,6 +4,7 @@ import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.index.MultiValueAttribute;
 import ai.dwell.runtime.rank.UnsupportedFeatureException;
 import com.yahoo.searchlib.expression.AddFunctionNode;
+import com.yahoo.searchlib.expression.ArrayAtLookupNode;
 import com.yahoo.searchlib.expression.AttributeMapLookupNode;
 import com.yahoo.searchlib.expression.AttributeNode;
 import com.yahoo.searchlib.expression.CatFunctionNode;
@@ -12,6 +13,7 @@ import com.yahoo.searchlib.expression.DivideFunctionNode;
 import com.yahoo.searchlib.expression.ExpressionNode;
 import com.yahoo.searchlib.expression.FloatResultNode;
 import com.yahoo.searchlib.expression.IntegerResultNode;
+import com.yahoo.searchlib.expression.InterpolatedLookupNode;
 import com.yahoo.searchlib.expression.MD5BitFunctionNode;
 import com.yahoo.searchlib.expression.MathFunctionNode;
 import com.yahoo.searchlib.expression.MaxFunctionNode;
@@ -31,6 +33,7 @@ import com.yahoo.searchlib.expression.ToFloatFunctionNode;
 import com.yahoo.searchlib.expression.ToIntFunctionNode;
 import com.yahoo.searchlib.expression.ToStringFunctionNode;
 import com.yahoo.searchlib.expression.UcaFunctionNode;
+import com.yahoo.searchlib.expression.ZCurveFunctionNode;
 import com.yahoo.vespa.config.search.AttributesConfig;
 
 import java.util.ArrayList;
@@ -87,6 +90,10 @@ final class GroupValues {
             return new FunctionValues.Negate(argument);
         }
         if (node instanceof MathFunctionNode math) return math(math);
+        if (node instanceof ZCurveFunctionNode zcurve)
+            return new LookupValues.ZCurveCoordinate(compile(zcurve.getArg(0)), zcurve.getDimension() == ZCurveFunctionNode.Dimension.Y);
+        if (node instanceof InterpolatedLookupNode lookup) return interpolatedLookup(lookup);
+        if (node instanceof ArrayAtLookupNode lookup) return arrayAt(lookup);
         if (node instanceof TimeStampFunctionNode time) return time(time);
         if (node instanceof ToStringFunctionNode toString) return new FunctionValues.ToStringValue(notRaw(compile(toString.getArg(0)), "tostring"));
         if (node instanceof ToIntFunctionNode toInt) return new FunctionValues.ToIntegerValue(compile(toInt.getArg(0)));
@@ -114,6 +121,28 @@ final class GroupValues {
             return new FunctionValues.StringConcatenation(arguments.toArray(GroupValue[]::new));
         }
         throw new UnsupportedFeatureException("Grouping expression " + node.getClass().getSimpleName() + " is not supported by this content engine");
+    }
+
+    /**
+     * An aggregator's expression that is a whole multi-value attribute not bound to a level's element (sum(sizes)):
+     * proton aggregates each of the document's elements (its ResultNodeVector flattened into sum, avg, min, max,
+     * xor and stddev). Null for any other expression. Numbers only: proton's flattening of a string array leaves a
+     * sum, min or max unchanged while avg counts its elements, which is refused by name, as is a weighted set of
+     * floats, whose element order (and so the float sum's rounding) proton does not define.
+     */
+    LeafValues.Element flattened(ExpressionNode node) {
+        if (node.getClass() != AttributeNode.class) return null;
+        String name = ((AttributeNode) node).getAttributeName();
+        if ( ! multiValue(name) || bound.containsKey(structOf(name))) return null;
+        AttributesConfig.Attribute config = config(name);
+        if ( ! numeric(config.datatype()))
+            throw new UnsupportedFeatureException("Grouping aggregate of multi-value attribute '" + name + "' of " + config.datatype() +
+                                                  " is not supported by this content engine (only of numbers)");
+        if (config.collectiontype() == AttributesConfig.Attribute.Collectiontype.WEIGHTEDSET
+            && (config.datatype() == AttributesConfig.Attribute.Datatype.FLOAT || config.datatype() == AttributesConfig.Attribute.Datatype.DOUBLE))
+            throw new UnsupportedFeatureException("Grouping aggregate of multi-value attribute '" + name + "', a weighted set of floats, " +
+                                                  "is not supported by this content engine");
+        return (LeafValues.Element) element(name, new LeafValues.ElementIndex(), true);
     }
 
     /** The value of istrue(): a bool attribute, as an integer 0 or 1 (proton's BoolResultNode); anything else is refused. */
@@ -185,6 +214,60 @@ final class GroupValues {
         if (source != null && source.type() != type(keys))
             throw new UnsupportedFeatureException("Map lookup " + node.getAttributeName() + " with a key attribute of another type than the map's keys is not supported by this content engine");
         return new LeafValues.MapLookup(keys, values, type(values), undefinedInteger(valueName), key, source);
+    }
+
+    /**
+     * interpolatedlookup(attr, x): attr a numeric array (a single-value numeric attribute is proton's array of one
+     * element, whose lookup is always 0). As proton's InterpolatedLookup, a pseudo-attribute, it reads the whole array
+     * even where a level binds its struct, and x is compiled with nothing bound.
+     */
+    private GroupValue interpolatedLookup(InterpolatedLookupNode node) {
+        String name = node.getAttributeName();
+        AttributesConfig.Attribute config = config(name);
+        if ( ! numeric(config.datatype()))
+            throw new UnsupportedFeatureException("Grouping function interpolatedlookup of " + config.datatype() + " attribute '" + name +
+                                                  "' is not supported by this content engine (only numeric arrays)");
+        GroupValue lookup = unbound(node.getArg(0));
+        if (config.collectiontype() == AttributesConfig.Attribute.Collectiontype.SINGLE) return new LeafValues.FloatConstant(0);
+        if (config.collectiontype() != AttributesConfig.Attribute.Collectiontype.ARRAY
+            || ! (index.attribute(name).orElseThrow() instanceof MultiValueAttribute array))
+            throw new UnsupportedFeatureException("Grouping function interpolatedlookup of " + config.collectiontype() + " attribute '" + name +
+                                                  "' is not supported by this content engine (only numeric arrays)");
+        return new LookupValues.InterpolatedLookup(array, lookup);
+    }
+
+    /**
+     * array.at(attr, i): attr an array of numbers or strings (proton requires a multi-value attribute; a weighted set,
+     * whose element order proton does not define, is refused). As proton's ArrayAtLookup, a pseudo-attribute with its
+     * own current index, it is never bound to a level's element, and i is compiled with nothing bound.
+     */
+    private GroupValue arrayAt(ArrayAtLookupNode node) {
+        String name = node.getAttributeName();
+        AttributesConfig.Attribute config = config(name);
+        if (config.collectiontype() != AttributesConfig.Attribute.Collectiontype.ARRAY
+            || ! (index.attribute(name).orElseThrow() instanceof MultiValueAttribute array))
+            throw new UnsupportedFeatureException("Grouping function array.at of " + config.collectiontype() + " attribute '" + name +
+                                                  "' is not supported by this content engine (only arrays)");
+        return new LookupValues.ArrayAt(array, type(array), unbound(node.getArg(0)));
+    }
+
+    /** An expression compiled with no struct bound to a level's element (as proton leaves a pseudo-attribute's arguments). */
+    private GroupValue unbound(ExpressionNode node) {
+        Map<String, LeafValues.ElementIndex> saved = new HashMap<>(bound);
+        bound.clear();
+        try {
+            return compile(node);
+        }
+        finally {
+            bound.putAll(saved);
+        }
+    }
+
+    private static boolean numeric(AttributesConfig.Attribute.Datatype.Enum datatype) {
+        return switch (datatype) {
+            case INT8, INT16, INT32, INT64, FLOAT, DOUBLE -> true;
+            default -> false;
+        };
     }
 
     private GroupValue attribute(String name) {
@@ -275,7 +358,8 @@ final class GroupValues {
                     };
                     yield BytesValues.Part.integer(value, width);
                 }
-                if (value instanceof ArithmeticValue || value instanceof LeafValues.Element || value instanceof LeafValues.MapLookup)
+                if (value instanceof ArithmeticValue || value instanceof LeafValues.Element || value instanceof LeafValues.MapLookup
+                    || value instanceof LookupValues.ArrayAt)
                     throw new UnsupportedFeatureException("Grouping function " + function + " of " + node.getClass().getSimpleName() +
                                                           " (an integer of an accurate type this engine does not track) is not supported by this content engine");
                 yield BytesValues.Part.integer(value, 8);
