@@ -7,8 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * The dynamic summary (summary: dynamic) of a string field, as proton's DynamicTeaserDFW has juniper write it, in the
- * two cases this engine makes exactly:
+ * The dynamic summary (summary: dynamic) of a string field, as proton's DynamicTeaserDFW has juniper write it:
  * <ul>
  * <li>No keyword of the query for the field matches a word of it. Juniper then writes its prefix fallback
  * (juniper/result.cpp, Result::GetTeaser, dynsum.fallback "prefix", juniperrc's prefix): its whole input when that
@@ -17,13 +16,15 @@ import java.util.List;
  * <li>Some keyword matches, and the input is shorter than the length plus 32 bytes (juniper/sumdesc.cpp: the
  * SummaryDesc of the complete document, build_fulldoc_desc): the whole input, each token that matches a keyword
  * between two highlight marks (U+001F, proton's highlight_on and highlight_off), an annotated word as a whole.</li>
+ * <li>Some keyword matches a longer input: juniper's snippets ({@link SnippetMatcher}, {@link SnippetSelection}) of
+ * the tokens matching the terms of juniper's query tree ({@link JuniperQuery}).</li>
  * </ul>
- * In both, the input's unit and group separators (U+001F, U+001D) are left out and white space is kept (proton's
+ * In all, the input's unit and group separators (U+001F, U+001D) are left out and white space is kept (proton's
  * juniper properties); the interlinear annotations stay in, for the container, which shows the annotated text and
- * turns the marks into &lt;hi&gt;, &lt;/hi&gt; and &lt;sep /&gt;. Refused, with an error naming the field: a longer
- * input with a match (juniper selects snippets around the best matches, not ported), a query with a phrase on the
- * field (juniper then marks only complete matches), terms flagged not to be highlighted or as special tokens, and
- * words or keywords this engine cannot match as juniper does (see {@link Keyword}).
+ * turns the marks into &lt;hi&gt;, &lt;/hi&gt; and &lt;sep /&gt;. Refused, with an error naming the field: a query
+ * with a phrase on the field (juniper then marks only complete matches), terms flagged not to be highlighted or as
+ * special tokens, words or keywords this engine cannot match as juniper does (see {@link Keyword}), and for snippets
+ * characters above U+00FF (whose word classes are vespalib's) and highlight terms on several views of the field.
  */
 public final class DynamicTeaser {
 
@@ -52,9 +53,75 @@ public final class DynamicTeaser {
             throw refused(fieldName, "terms flagged not to be highlighted, or special tokens, are not supported");
         if ( ! anyMatch) return settings.prefix() ? prefixFallback(fieldName, input, tokenizer.codePoints(), tokens, settings.length()) : "";
         if (query.phrase()) throw refused(fieldName, "a phrase on the field (juniper marks its complete matches only) is not supported");
-        if (input.getBytes(StandardCharsets.UTF_8).length >= (long) settings.length() + 4 * MIN_CONTINUATION)
-            throw refused(fieldName, "the query matches the field, whose text is longer than juniper shows whole; juniper's snippet selection is not supported");
+        byte[] bytes = input.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length >= (long) settings.length() + 4 * MIN_CONTINUATION)
+            return snippets(fieldName, bytes, tokenizer.codePoints(), tokens, query, settings);
         return highlighted(tokenizer.codePoints(), tokens, matched);
+    }
+
+    /**
+     * Juniper's snippets of a longer input: its matcher fed each token that matches a term of the query (by byte
+     * position and word number), then its selection ({@link SnippetSelection}); where that gives nothing, the prefix.
+     */
+    private static String snippets(String fieldName, byte[] bytes, int[] codePoints, List<JuniperTokenizer.Token> tokens,
+                                   TeaserKeywords.FieldQuery query, JuniperSettings settings) {
+        if (query.highlightViews() > 1) // juniper visits them in the order of a hash map of the request's properties
+            throw refused(fieldName, "highlight terms on several of the field's indexes and fieldsets, in a text longer than juniper shows whole, are not supported");
+        JuniperQuery tree = query.tree();
+        if (tree == null || tree.root().phrase())
+            throw refused(fieldName, "this query's snippet selection in a text longer than juniper shows whole is not supported");
+        for (int c : codePoints)
+            if (JuniperTokenizer.unknown(c))
+                throw refused(fieldName, "snippets of a text longer than juniper shows whole with characters beyond U+00FF are not supported");
+        SnippetMatcher matcher = matcher(codePoints, tokens, tree, settings);
+        SnippetSelection selection = new SnippetSelection(matcher, bytes.length, settings.length(), settings.minLength(),
+                                                          settings.maxMatches(), settings.surroundMax());
+        byte[] summary = selection.summary(bytes, SummaryFormat.PROTON);
+        if (summary.length == 0)
+            return settings.prefix() ? prefixFallback(fieldName, new String(bytes, StandardCharsets.UTF_8), codePoints, tokens, settings.length()) : "";
+        try {
+            return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(summary)).toString();
+        }
+        catch (java.nio.charset.CharacterCodingException e) {
+            throw refused(fieldName, "juniper's snippets of this text cut a character");
+        }
+    }
+
+    /** Juniper's matcher after the input's tokens, by byte position and word number. */
+    static SnippetMatcher matcher(int[] codePoints, List<JuniperTokenizer.Token> tokens, JuniperQuery tree, JuniperSettings settings) {
+        int[] bytePos = new int[codePoints.length + 1];
+        for (int i = 0; i < codePoints.length; i++) {
+            int c = codePoints[i];
+            bytePos[i + 1] = bytePos[i] + (c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4);
+        }
+        SnippetMatcher matcher = new SnippetMatcher(tree, settings);
+        List<JuniperQuery.Term> byLength = termsInMatchOrder(tree);
+        List<JuniperQuery.Term> matched = new java.util.ArrayList<>();
+        for (int t = 0; t < tokens.size(); t++) {
+            JuniperTokenizer.Token token = tokens.get(t);
+            matched.clear();
+            for (String word : words(codePoints, token)) { // the first word of an annotation that any term matches
+                for (JuniperQuery.Term term : byLength)
+                    if (term.keyword.match(word, token.exact(), settings.stemMinLength(), settings.stemMaxExtend()) == Keyword.Match.YES)
+                        matched.add(term);
+                if ( ! matched.isEmpty()) break;
+            }
+            if ( ! matched.isEmpty())
+                matcher.occurrence(bytePos[token.start()], t, bytePos[token.end()] - bytePos[token.start()], matched);
+        }
+        matcher.end();
+        return matcher;
+    }
+
+    /**
+     * The terms in the order juniper's match iterator tries them (matchobject.h: a hash table of 32 buckets by the
+     * term's first character, each chain ordered by the term's length in bytes, longest first, then by query order):
+     * all terms that can match a word have the word's first character, so are in one chain.
+     */
+    static List<JuniperQuery.Term> termsInMatchOrder(JuniperQuery tree) {
+        List<JuniperQuery.Term> terms = new java.util.ArrayList<>(tree.terms());
+        terms.sort(java.util.Comparator.comparingInt((JuniperQuery.Term term) -> term.keyword.text().getBytes(StandardCharsets.UTF_8).length).reversed());
+        return terms;
     }
 
     private static boolean mentionsAKeyword(String input, List<Keyword> keywords) {

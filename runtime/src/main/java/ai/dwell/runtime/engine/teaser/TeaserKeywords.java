@@ -24,7 +24,20 @@ final class TeaserKeywords {
      * complete matches); whether the query flags a term on one of its views as not to be highlighted or as a special
      * token (which juniper leaves out, or tokenizes by its special token registry).
      */
-    record FieldQuery(List<Keyword> keywords, boolean phrase, boolean flagged) {}
+    record FieldQuery(List<Keyword> keywords, boolean phrase, boolean flagged, JuniperQuery tree, int highlightViews) {
+
+        /** The keywords as juniper's or of them, each of weight 100, without highlight terms. */
+        FieldQuery(List<Keyword> keywords, boolean phrase, boolean flagged) {
+            this(keywords, phrase, flagged, orOf(keywords), 0);
+        }
+
+        private static JuniperQuery orOf(List<Keyword> keywords) {
+            List<QueryItem> terms = keywords.stream().map(k -> k.prefix() ? (QueryItem) new QueryItem.Prefix("f", k.text(), 100, true)
+                                                                          : new QueryItem.Term("f", k.text(), QueryItem.TermType.WORD, 100, true)).toList();
+            return terms.isEmpty() ? null : JuniperQuery.of(new QueryItem.Or(terms), index -> true);
+        }
+
+    }
 
     private final Set<String> views;
     private final List<Keyword> keywords = new ArrayList<>();
@@ -41,11 +54,49 @@ final class TeaserKeywords {
     static FieldQuery of(QueryItem root, Map<String, List<String>> highlightTerms, Set<String> flaggedIndexes, Set<String> views) {
         TeaserKeywords collector = new TeaserKeywords(views);
         if (root != null) collector.visit(root);
-        highlightTerms.forEach((index, terms) -> {
-            if (collector.useful(index)) terms.forEach(term -> collector.add(term, false));
+        Map<String, List<List<String>>> highlightBlocks = new java.util.LinkedHashMap<>();
+        highlightTerms.forEach((index, values) -> {
+            if ( ! collector.useful(index)) return;
+            List<List<String>> blocks = blocks(index, values);
+            highlightBlocks.put(index, blocks);
+            for (List<String> block : blocks) {
+                if (block.size() > 1) collector.phrase = true;
+                block.forEach(word -> collector.add(word, false));
+            }
         });
         boolean flagged = flaggedIndexes.stream().anyMatch(collector::useful);
-        return new FieldQuery(List.copyOf(collector.keywords), collector.phrase, flagged);
+        return new FieldQuery(List.copyOf(collector.keywords), collector.phrase, flagged,
+                              JuniperQuery.of(root, collector::useful, highlightBlocks), highlightBlocks.size());
+    }
+
+    /**
+     * The blocks of one index's highlight terms, as the container's Highlight.prepare writes them and searchsummary's
+     * JuniperDFWTermVisitor reads them: their count, then each a word, or a phrase: a quote, its length, its words, a
+     * quote. A phrase of one word is that word (juniper's SimplifyStack).
+     */
+    static List<List<String>> blocks(String index, List<String> values) {
+        try {
+            List<List<String>> blocks = new ArrayList<>();
+            int at = 0;
+            int count = Integer.parseInt(values.get(at++));
+            for (int i = 0; i < count; i++) {
+                String value = values.get(at++);
+                if ( ! value.startsWith("\"")) {
+                    blocks.add(value.isEmpty() ? List.of() : List.of(value));
+                    continue;
+                }
+                at++; // the phrase's length: juniper's visitor reads its words up to the closing quote
+                List<String> words = new ArrayList<>();
+                for (String word = values.get(at++); ! word.startsWith("\""); word = values.get(at++))
+                    if ( ! word.isEmpty()) words.add(word);
+                blocks.add(words);
+            }
+            return blocks;
+        }
+        catch (RuntimeException e) {
+            throw new UnsupportedFeatureException("summary: dynamic with the highlight terms " + values + " of '" + index +
+                                                  "', which are not as the container writes them, is not supported by this content engine");
+        }
     }
 
     private boolean useful(String index) {

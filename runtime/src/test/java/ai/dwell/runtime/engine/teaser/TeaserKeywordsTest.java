@@ -1,6 +1,7 @@
 package ai.dwell.runtime.engine.teaser;
 
 import ai.dwell.runtime.match.query.QueryItem;
+import ai.dwell.runtime.rank.UnsupportedFeatureException;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -8,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -59,9 +61,15 @@ public class TeaserKeywordsTest {
     void prefixesPhrasesHighlightTermsAndFlags() {
         QueryItem root = new QueryItem.And(List.of(new QueryItem.Prefix("title", "xg", 100, true),
                                                    new QueryItem.Phrase("title", List.of("big", "buy"), 100, true, 0, true)));
-        var query = TeaserKeywords.of(root, Map.of("title", List.of("extra"), "other", List.of("no")), Set.of("other"), Set.of("title"));
-        assertEquals(List.of(new Keyword("xg", true), new Keyword("big", false), new Keyword("buy", false), new Keyword("extra", false)),
+        // highlight terms as the container's Highlight.prepare writes them: the count of blocks, then words and quoted phrases
+        var query = TeaserKeywords.of(root, Map.of("title", List.of("2", "extra", "\"", "2", "hi", "there", "\""), "other", List.of("1", "no")),
+                                      Set.of("other"), Set.of("title"));
+        assertEquals(List.of(new Keyword("xg", true), new Keyword("big", false), new Keyword("buy", false), new Keyword("extra", false),
+                             new Keyword("hi", false), new Keyword("there", false)),
                      query.keywords());
+        assertEquals(1, query.highlightViews());
+        assertEquals(List.of(List.of("extra"), List.of("hi", "there")), TeaserKeywords.blocks("title", List.of("2", "extra", "\"", "2", "hi", "there", "\"")));
+        assertThrows(UnsupportedFeatureException.class, () -> TeaserKeywords.blocks("title", List.of("extra")));
         assertTrue(query.phrase());
         assertFalse(query.flagged());
         assertTrue(TeaserKeywords.of(root, Map.of(), Set.of("title"), Set.of("title")).flagged());
