@@ -88,6 +88,10 @@ public final class IndexStateFile {
             // type has none, so it is not loaded (a type without such a field keeps the fingerprint it had)
             if (schema.indexSchema().indexfield().stream().anyMatch(f -> f.collectiontype() == IndexschemaConfig.Indexfield.Collectiontype.WEIGHTEDSET))
                 digest.update("\0text-index-weights".getBytes(StandardCharsets.UTF_8));
+            // The element counts of array and weighted set index fields (for the average element length) are in the state
+            // since they are kept: an earlier state of such a type has none, so it is not loaded
+            if (schema.indexSchema().indexfield().stream().anyMatch(f -> f.collectiontype() != IndexschemaConfig.Indexfield.Collectiontype.SINGLE))
+                digest.update("\0text-index-element-counts".getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest.digest());
         }
         catch (NoSuchAlgorithmException e) {

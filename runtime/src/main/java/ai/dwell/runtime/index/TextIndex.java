@@ -69,7 +69,9 @@ public final class TextIndex {
     private final Map<String, Postings> terms = new HashMap<>();
     private Postings[][] termsOf = new Postings[0][]; // by local id: the postings of the document's terms, null if not indexed
     private int[] lengths = new int[0];
+    private int[] elementCounts = new int[0]; // by local id, of a multi-value field: its elements, empty ones too
     private long totalLength = 0;
+    private long totalElements = 0;
     private int documentCount = 0;
 
     public TextIndex(String field) { this(field, false); }
@@ -180,12 +182,24 @@ public final class TextIndex {
 
     public int documentCount() { return documentCount; }
 
+    /**
+     * The average element length over the documents that have this field: their length over their elements (every
+     * element of an array or weighted set, empty ones too; a single string is one element), as proton's field length
+     * calculator gives it while it averages its first 100000 documents (the average field length over the average number
+     * of elements). What elementwise(bm25(field),...) divides an element's length by.
+     */
+    public double averageElementLength() {
+        if ( ! multiValue) return averageFieldLength();
+        return totalElements == 0 ? 0 : (double) totalLength / totalElements;
+    }
+
     /** Indexes the value of the field for the local id (replacing any earlier value). */
     public void insert(int lid, FieldValue value) {
         remove(lid);
         Map<String, List<Integer>> occurrences = new HashMap<>();
         Map<String, Integer> termWeights = weighted ? new HashMap<>() : null;
         int length = 0;
+        int elementCount = 0;
         if (value instanceof StringFieldValue string) {
             length = addTokens(string, 0, occurrences);
             if (weighted) occurrences.keySet().forEach(term -> termWeights.put(term, 1));
@@ -200,6 +214,7 @@ public final class TextIndex {
                     for (Token token : tokens(string)) termWeights.putIfAbsent(token.term(), weight == null ? 1 : weight);
                 }
                 length += elementLength;
+                elementCount++;
                 start += elementLength + ELEMENT_GAP;
             }
         }
@@ -218,6 +233,11 @@ public final class TextIndex {
         if (lid >= lengths.length) lengths = Arrays.copyOf(lengths, Attribute.grow(lengths.length, lid));
         lengths[lid] = length;
         totalLength += length;
+        if (multiValue) {
+            if (lid >= elementCounts.length) elementCounts = Arrays.copyOf(elementCounts, Attribute.grow(elementCounts.length, lid));
+            elementCounts[lid] = elementCount;
+            totalElements += elementCount;
+        }
         documentCount++;
     }
 
@@ -234,6 +254,10 @@ public final class TextIndex {
         }
         totalLength -= lengths[lid];
         lengths[lid] = 0;
+        if (multiValue) {
+            totalElements -= elementCounts[lid];
+            elementCounts[lid] = 0;
+        }
         documentCount--;
     }
 
@@ -244,6 +268,12 @@ public final class TextIndex {
         out.writeInts(lengths, 0, length);
         out.writeLong(totalLength);
         out.writeInt(documentCount);
+        if (multiValue) { // (a type with a multi-value index field has its own fingerprint: see IndexStateFile)
+            int counted = Math.min(lidLimit, elementCounts.length);
+            out.writeInt(counted);
+            out.writeInts(elementCounts, 0, counted);
+            out.writeLong(totalElements);
+        }
         java.util.BitSet indexed = new java.util.BitSet();
         for (int lid = 0; lid < Math.min(lidLimit, termsOf.length); lid++) if (termsOf[lid] != null) indexed.set(lid);
         Attribute.writeBits(out, indexed);
@@ -286,6 +316,12 @@ public final class TextIndex {
         in.readInts(lengths, 0, length);
         totalLength = in.readLong();
         documentCount = in.readInt();
+        if (multiValue) {
+            int counted = in.readLength(4);
+            elementCounts = new int[Math.max(16, counted)];
+            in.readInts(elementCounts, 0, counted);
+            totalElements = in.readLong();
+        }
         java.util.BitSet indexed = Attribute.readBits(in);
         if (indexed.length() > lidLimit) throw new ai.dwell.runtime.format.CorruptStateException("Text index '" + field + "': local id out of range");
         int termCount = in.readLength(8);

@@ -159,6 +159,8 @@ final class ExpressionCompiler {
             case "age" -> age(feature.argument());
             case "freshness" -> freshness(feature);
             case "bm25" -> bm25(feature);
+            case "elementwise" -> elementwise(feature);
+            case "elementSimilarity" -> elementSimilarity(feature);
             case "nativeRank", "nativeFieldMatch", "nativeProximity", "nativeAttributeMatch" -> nativeFeature(feature);
             case "subqueries" -> termsRead(SubqueriesFeature.of(feature, index, predicates));
             case "closeness", "distance" -> termsRead(NearestNeighborFeatures.of(feature, index, nearestNeighbors, query));
@@ -198,6 +200,58 @@ final class ExpressionCompiler {
         String base = "bm25(" + feature.argument() + ")";
         return new TextFeatures.Bm25(text, terms(), query, doubleProperty(base + ".k1", 1.2), doubleProperty(base + ".b", 0.75),
                                      doubleProperty(base + ".averageFieldLength", text.averageFieldLength()));
+    }
+
+    /**
+     * elementwise(bm25(field),dimension[,cellType]) (see {@link ElementwiseBm25}); proton (8.700.24) has bm25 as the only
+     * feature with elementwise support.
+     */
+    private Node elementwise(FeatureName feature) {
+        List<String> arguments = feature.arguments();
+        if (arguments.size() < 2 || arguments.size() > 3 || feature.output() != null && ! feature.output().equals("score"))
+            throw unsupported("feature '" + feature + "': elementwise takes a feature, a dimension name and optionally a cell type");
+        FeatureName nested = FeatureName.parse(arguments.get(0));
+        if ( ! nested.name().equals("bm25") || nested.output() != null)
+            throw unsupported("feature '" + feature + "': '" + nested.name() + "' is not a feature with elementwise support (bm25 is)");
+        if (nested.arguments().size() != 1) throw unsupported("feature '" + feature + "': bm25 takes an index field");
+        String dimension = arguments.get(1).trim();
+        if ( ! dimension.matches("[A-Za-z_][A-Za-z0-9_]*"))
+            throw unsupported("feature '" + feature + "': '" + dimension + "' is not a dimension name");
+        String cellTypeName = arguments.size() == 3 ? arguments.get(2).trim() : "double";
+        TensorType.Value cellType = switch (cellTypeName) {
+            case "double" -> TensorType.Value.DOUBLE;
+            case "float" -> TensorType.Value.FLOAT;
+            case "bfloat16" -> TensorType.Value.BFLOAT16;
+            case "int8" -> TensorType.Value.INT8;
+            default -> throw unsupported("feature '" + feature + "': '" + cellTypeName + "' is not a valid tensor cell type");
+        };
+        TextIndex text = termsRead(textIndex(nested.argument()));
+        String base = "bm25(" + nested.argument() + ")";
+        String own = "elementwise(" + base + "," + dimension + "," + cellTypeName + ")";
+        TensorType type = new TensorType.Builder(cellType).mapped(dimension).build();
+        return memo(new ElementwiseBm25(type, text, terms(), query,
+                                        bm25Property(own, base, "k1", 1.2), bm25Property(own, base, "b", 0.75),
+                                        bm25Property(own, base, "averageElementLength", text.averageElementLength())));
+    }
+
+    /** A bm25 parameter of elementwise bm25: the elementwise feature's own property, else bm25(field)'s, else the default. */
+    private double bm25Property(String own, String base, String name, double fallback) {
+        return doubleProperty(own + "." + name, doubleProperty(base + "." + name, fallback));
+    }
+
+    private final Map<String, ElementSimilarityFeature.Computer> elementSimilarities = new HashMap<>();
+
+    /** elementSimilarity(field) and the outputs the profile defines (see {@link ElementSimilarityFeature}), of an index field. */
+    private Node elementSimilarity(FeatureName feature) {
+        String field = feature.argument();
+        TextIndex text = index.index(field).orElseThrow(() -> unsupported("feature '" + feature + "': '" + field + "' is not an index field of '" + index.name() + "'"));
+        if (text.isWeighted())
+            throw unsupported("feature '" + feature + "' of a weighted set index field is not supported by this content engine (its occurrences do not carry the element weights, w)");
+        readsTerms = true;
+        ElementSimilarityFeature.Computer computer = elementSimilarities.computeIfAbsent(field, f -> memo(
+                new ElementSimilarityFeature.Computer(ElementSimilarityFeature.outputs(profile, "elementSimilarity(" + f + ")"), f, terms())));
+        int output = computer.output(feature.output(), feature.toString());
+        return new ScalarNode.OfDocument(lid -> computer.value(lid, output));
     }
 
     /** dotProduct(name, vector) of an array or weighted set attribute and the query's rank property dotProduct.vector. */
