@@ -8,7 +8,6 @@ import ai.dwell.runtime.index.MultiValueAttribute;
 import ai.dwell.runtime.index.TensorAttribute;
 import ai.dwell.runtime.rank.RankProgram;
 import ai.dwell.runtime.rank.UnsupportedFeatureException;
-import com.yahoo.document.Document;
 import com.yahoo.document.GlobalId;
 import com.yahoo.document.datatypes.BoolFieldValue;
 import com.yahoo.document.datatypes.DoubleFieldValue;
@@ -51,19 +50,18 @@ final class DocsumWriter {
     }
 
     /**
-     * Writes the summary of one document. Attribute fields come from the attributes; the document, which
-     * is kept serialized, is decoded only when a field needs it (documentid, or a field that is no attribute).
+     * Writes the summary of one document. Attribute fields come from the attributes; of the document, which
+     * is kept serialized, only what a field needs is decoded (its id for documentid, a field that is no attribute).
      * A dynamic summary field (command dynamicteaser) is written by the teasers; one they refuse is left out and reported.
      */
     static void write(Cursor docsum, DocumentIndex index, int lid, SummaryConfig.Classes summaryClass, Set<String> wanted, FeatureSource features,
                       Teasers teasers, FieldErrors errors) {
-        Document document = null;
         for (SummaryConfig.Classes.Fields field : summaryClass.fields()) {
             if ( ! wanted.isEmpty() && ! wanted.contains(field.name())) continue;
             switch (field.command()) {
                 case "documentid" -> {
-                    if (document == null) document = index.summaryDocument(lid);
-                    docsum.setString(field.name(), document.getId().toString());
+                    String id = index.summaryDocumentId(lid);
+                    if (id != null) docsum.setString(field.name(), id);
                 }
                 // a profile without such features gets no field, as proton's SummaryFeaturesDFW writes none (not an empty object)
                 case "summaryfeatures" -> { if (features != null) writeFeaturesIfAny(docsum, field.name(), features.summaryFeatures(), lid); }
@@ -79,15 +77,13 @@ final class DocsumWriter {
                         && (field.command().startsWith("attribute") || keptOnlyByAttribute(attribute.get())))
                         writeAttribute(docsum, field.name(), attribute.get(), lid);
                     else {
-                        if (document == null) document = index.summaryDocument(lid);
-                        writeField(docsum, field.name(), document.getFieldValue(source));
+                        writeField(docsum, field.name(), index.summaryFieldValue(lid, source));
                     }
                 }
                 case "dynamicteaser" -> {
                     if (teasers == null) throw new UnsupportedFeatureException("Summary field '" + field.name() + "' (summary: dynamic) needs the query");
                     String source = field.source().isEmpty() ? field.name() : field.source();
-                    if (document == null) document = index.summaryDocument(lid);
-                    FieldValue value = document.getFieldValue(source);
+                    FieldValue value = index.summaryFieldValue(lid, source);
                     if (value == null) continue;
                     try {
                         if (value instanceof com.yahoo.document.datatypes.Array<?> array) { // each element's teaser, as proton's SlimeFiller has juniper write them
@@ -106,8 +102,7 @@ final class DocsumWriter {
                 }
                 case "tokens" -> {
                     String source = field.source().isEmpty() ? field.name() : field.source();
-                    if (document == null) document = index.summaryDocument(lid);
-                    TokensSummary.write(docsum, field.name(), document.getFieldValue(source));
+                    TokensSummary.write(docsum, field.name(), index.summaryFieldValue(lid, source));
                 }
                 default -> throw new UnsupportedFeatureException("Summary field '" + field.name() + "' uses command '" + field.command() + "', which is not supported");
             }

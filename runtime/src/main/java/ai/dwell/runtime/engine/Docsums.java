@@ -54,11 +54,13 @@ final class Docsums {
         Cursor errors = root.setArray("errors");
         Map<String, RankProgramCache.Lease> programs = new LinkedHashMap<>();
         Map<String, Teasers> teasers = new HashMap<>();
+        Map<String, DocsumWriter.FeatureSource> featureSources = new HashMap<>(); // by index, made once per request
         Set<String> refused = new LinkedHashSet<>();
         try {
+            List<DocumentIndex> searched = node.searched(query.documentType()); // once per request, not per document
             for (GlobalId gid : query.globalIds()) {
                 Cursor entry = docsums.addObject();
-                for (DocumentIndex index : node.searched(query.documentType())) {
+                for (DocumentIndex index : searched) {
                     int lid = index.localId(gid);
                     if (lid < 0) continue;
                     try {
@@ -66,7 +68,7 @@ final class Docsums {
                         Teasers indexTeasers = teasers.computeIfAbsent(index.name(), name -> new Teasers(query.root(), query.highlightTerms(), query.flaggedIndexes(), index::views,
                                                                                                          field -> index.index(field).isPresent(),
                                                                                                          index.schema().juniperrc()));
-                        DocsumWriter.write(entry.setObject("docsum"), index, lid, summaryClass, query.fields(), featureSource(programs, index, query, streamed),
+                        DocsumWriter.write(entry.setObject("docsum"), index, lid, summaryClass, query.fields(), featureSources.computeIfAbsent(index.name(), name -> featureSource(programs, index, query, streamed)),
                                            indexTeasers, refused::add);
                     }
                     catch (IllegalArgumentException e) {

@@ -4,6 +4,7 @@ import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentType;
 import com.yahoo.document.DocumentTypeManager;
+import com.yahoo.document.Field;
 import com.yahoo.document.GlobalId;
 import com.yahoo.document.ReferenceDataType;
 import com.yahoo.document.datatypes.FieldValue;
@@ -267,6 +268,21 @@ public final class DocumentIndex {
      * their attribute keeps (read those from the attribute), or null if there is none.
      */
     public Document summaryDocument(int lid) { return documents.get(lid); }
+
+    /** The id of the document at the local id, as a summary shows it, without decoding the document; null if there is none. */
+    public String summaryDocumentId(int lid) { return documents.documentId(lid); }
+
+    /**
+     * The value of a field of the document at the local id for a summary, decoding no other field; null if it has
+     * none (or there is no document). A name that is no field of the document type (a struct field's path) is looked
+     * up in the whole document.
+     */
+    public FieldValue summaryFieldValue(int lid, String name) {
+        Field field = type.getField(name);
+        if (field != null) return documents.fieldValue(lid, field);
+        Document document = documents.get(lid);
+        return document == null ? null : document.getFieldValue(name);
+    }
 
     public GlobalId globalId(int lid) { return globalIds[lid]; }
 

@@ -64,6 +64,25 @@ final class SerializedDocuments {
         return new Document(DocumentDeserializerFactory.createHead(types, GrowableByteBuffer.wrap(serialized)));
     }
 
+    /** The id of the document at the local id, read without decoding the document, or null if there is none. */
+    String documentId(int lid) {
+        byte[] serialized = lid < documents.length ? documents[lid] : null;
+        if (serialized == null) return null;
+        String id = StoredFieldReader.documentId(serialized);
+        return id != null ? id : get(lid).getId().toString();
+    }
+
+    /**
+     * The value of one field of the document at the local id, decoding that field only, or null if there is no
+     * document or it has no value for the field (or the field is one of the omitted).
+     */
+    FieldValue fieldValue(int lid, Field field) {
+        byte[] serialized = lid < documents.length ? documents[lid] : null;
+        if (serialized == null) return null;
+        FieldValue value = StoredFieldReader.field(types, serialized, field);
+        return value != StoredFieldReader.UNREADABLE ? value : get(lid).getFieldValue(field);
+    }
+
     /** Writes the serialized documents of the local ids below lidLimit. */
     void writeState(ai.dwell.runtime.format.StateOutput out, int lidLimit) throws java.io.IOException {
         int length = Math.min(lidLimit, documents.length);
