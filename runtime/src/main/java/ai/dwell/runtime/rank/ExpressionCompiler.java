@@ -31,6 +31,7 @@ import com.yahoo.tensor.TensorType;
 import com.yahoo.tensor.functions.DynamicTensor;
 import com.yahoo.tensor.functions.Generate;
 import com.yahoo.tensor.functions.Join;
+import com.yahoo.tensor.functions.MapSubspaces;
 import com.yahoo.tensor.functions.Reduce;
 import com.yahoo.tensor.functions.TensorFunction;
 
@@ -53,6 +54,8 @@ import java.util.function.DoubleBinaryOperator;
  * (now from the clock is not: {@link #startQuery} sets it for each query the program serves);
  * numbers become unboxed operator trees reading attribute columns; the dense layers of a network
  * (tensor(x[n]):[...], xw_plus_b as join/reduce/join, elementwise functions, sum) become float loops.
+ * Expressions over a mixed tensor of one mapped and one indexed dimension (unpack_bits, joins with a query vector,
+ * reduce, top) become loops over its subspaces ({@link MixedTensorCompiler}).
  * Other tensor expressions are evaluated by searchlib's evaluator ({@link GenericNode}).
  * A feature this engine does not know throws {@link UnsupportedFeatureException} naming it.
  */
@@ -80,6 +83,8 @@ final class ExpressionCompiler {
     private ScalarNode.Now clock;
     /** The nodes that remember a document's value, which forget it at the start of each query. */
     private final List<Memo> memos = new ArrayList<>();
+    /** The compiled forms of expressions over mixed tensors of one mapped and one indexed dimension. */
+    private final MixedTensorCompiler mixedTensors = new MixedTensorCompiler(this::compile, this::typeOf, memos::add);
 
     ExpressionCompiler(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms, QueryProperties query) {
         this(profile, assets, index, terms, List.of(), query);
@@ -620,7 +625,8 @@ final class ExpressionCompiler {
     private Node compileOperation(OperationNode operation) {
         List<Node> children = operation.children().stream().map(this::compile).toList();
         if (children.stream().allMatch(Node::isConstant)) return fold(operation);
-        if (children.stream().anyMatch(child -> child.type().rank() > 0)) return generic(operation);
+        if (children.stream().anyMatch(child -> child.type().rank() > 0))
+            return mixedTensors.operation(children, operation.operators()).orElseGet(() -> generic(operation));
         // Apply in precedence order, as OperationNode does
         Deque<Node> values = new ArrayDeque<>();
         Deque<Operator> operators = new ArrayDeque<>();
@@ -683,7 +689,7 @@ final class ExpressionCompiler {
         if (arguments.size() == 1 && arguments.get(0) instanceof VectorNode vector)
             return memo(MathNode.of(f).<VectorNode>map(kind -> new VectorNode.MathMap(vector, kind))
                                 .orElseGet(() -> new VectorNode.Map(vector, x -> f.evaluate(x, 0))));
-        return generic(function);
+        return mixedTensors.function(function, arguments).orElseGet(() -> generic(function));
     }
 
     private Node compileTensorFunction(TensorFunctionNode node) {
@@ -696,6 +702,14 @@ final class ExpressionCompiler {
                 if ( ! dimensions.contains(name)) constant &= feature(name).isConstant();
             return constant ? fold(node) : gather(node).orElseGet(() -> generic(node));
         }
+        if (function instanceof MapSubspaces<?>) {
+            Optional<Node> unpacked = mixedTensors.mapSubspaces(node);
+            if (unpacked.isPresent()) return unpacked.get();
+        }
+        if (function instanceof Join<?>) { // top(n, t) first: its second argument is not compiled on its own
+            Optional<Node> top = mixedTensors.top(node);
+            if (top.isPresent()) return top.get();
+        }
         // xw_plus_b first, from its bias: its reduce is not compiled on its own (which would make a generic node of it,
         // whose type Vespa resolves without the dimension argument xw_plus_b binds, logging a warning each compile)
         Node bias = function instanceof Join<?> && node.children().size() == 2 ? requireTensorInput(compile(node.children().get(1))) : null;
@@ -706,6 +720,12 @@ final class ExpressionCompiler {
         List<Node> children = new ArrayList<>();
         for (int c = 0; c < node.children().size(); c++)
             children.add(c == 1 && bias != null ? bias : requireTensorInput(compile(node.children().get(c))));
+        if (function instanceof Reduce<?> && children.get(0) instanceof SubspaceNode cells) {
+            String[] tail = reduceTail(node);
+            Optional<Node> reduced = tail == null ? Optional.empty()
+                    : mixedTensors.reduce(node, cells, tail[0].trim(), reducedDimensions(node));
+            if (reduced.isPresent()) return reduced.get();
+        }
         if (children.stream().allMatch(Node::isConstant)) return fold(node);
         if (function instanceof Reduce<?> && children.get(0) instanceof DenseCells dense && isFullSum(node))
             return new VectorNode.Sum(dense);
@@ -857,6 +877,9 @@ final class ExpressionCompiler {
         GenericNode generic = new GenericNode(expression, this::feature);
         return references(expression).stream().allMatch(name -> feature(name).isConstant()) ? ConstantNode.of(generic.value(0)) : memo(generic);
     }
+
+    /** The type of an expression as searchlib resolves it, with the types of the compiled features it references. */
+    private TensorType typeOf(ExpressionNode expression) { return new GenericNode(expression, this::feature).type(); }
 
     private Node fold(ExpressionNode expression) { return ConstantNode.of(new GenericNode(expression, this::feature).value(0)); }
 
