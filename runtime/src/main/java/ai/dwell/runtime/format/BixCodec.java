@@ -22,29 +22,37 @@ public final class BixCodec {
     /** Like proton: LZ4 where it saves at least 20%, and not for small messages. */
     private final Compressor compressor = new Compressor(CompressionType.LZ4, 5, 0.8, 1024);
 
+    /** One message as the three bix values carry it: the compression type's code, the uncompressed size and the bytes. */
+    public record Encoded(byte compression, int uncompressedSize, byte[] data) {}
+
     /** Returns the uncompressed message in the given bix values. */
     public byte[] decode(Values values) {
-        CompressionType type = CompressionType.valueOf(values.get(0).asInt8());
-        int uncompressedSize = values.get(1).asInt32();
-        byte[] payload = values.get(2).asData();
-        return compressor.decompress(type, payload, 0, uncompressedSize, Optional.of(payload.length));
+        return decode(values.get(0).asInt8(), values.get(1).asInt32(), values.get(2).asData());
+    }
+
+    /** Returns the uncompressed message of the three bix values. */
+    public byte[] decode(byte compression, int uncompressedSize, byte[] payload) {
+        return compressor.decompress(CompressionType.valueOf(compression), payload, 0, uncompressedSize, Optional.of(payload.length));
     }
 
     /** Adds the message to the given values, compressed if that pays off. */
-    public void encodeCompressed(MessageLite message, Values values) {
-        encode(compressor.compress(CompressionType.LZ4, message.toByteArray()), values);
-    }
+    public void encodeCompressed(MessageLite message, Values values) { add(encode(message, true), values); }
 
     /** Adds the message to the given values uncompressed. */
-    public void encodeUncompressed(MessageLite message, Values values) {
-        encode(compressor.compress(CompressionType.NONE, message.toByteArray()), values);
+    public void encodeUncompressed(MessageLite message, Values values) { add(encode(message, false), values); }
+
+    /** The message as bix values: compressed if asked and that pays off. */
+    public Encoded encode(MessageLite message, boolean compress) {
+        Compressor.Compression compression = compressor.compress(compress ? CompressionType.LZ4 : CompressionType.NONE, message.toByteArray());
+        CompressionType type = compression.type().isCompressed() ? compression.type() : CompressionType.NONE;
+        return new Encoded(type.getCode(), compression.uncompressedSize(), compression.data());
     }
 
-    private static void encode(Compressor.Compression compression, Values values) {
-        CompressionType type = compression.type().isCompressed() ? compression.type() : CompressionType.NONE;
-        values.add(new Int8Value(type.getCode()));
-        values.add(new Int32Value(compression.uncompressedSize()));
-        values.add(new DataValue(compression.data()));
+    /** Adds the encoded message to the values (a request's parameters or return values). */
+    public static void add(Encoded encoded, Values values) {
+        values.add(new Int8Value(encoded.compression()));
+        values.add(new Int32Value(encoded.uncompressedSize()));
+        values.add(new DataValue(encoded.data()));
     }
 
 }

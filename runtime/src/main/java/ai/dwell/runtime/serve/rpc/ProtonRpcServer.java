@@ -39,6 +39,10 @@ import java.util.logging.Logger;
  * <p>A search or docsum request which makes the backend throw, an Error as well as an exception, gets a reply with
  * its message in its errors; a ping which does, or a request which cannot be decoded, gets an RPC error, as from
  * proton. A worker thread is never left without answering its request.
+ *
+ * <p>The container of the same JVM reaches it without the network ({@link #serveInProcess}, found by port in
+ * {@link InProcessNodes}): the same requests and replies, bytes for bytes, on the same threads, without the sockets,
+ * jrt's framing and the transport threads' wake-ups on both sides.
  */
 public final class ProtonRpcServer implements AutoCloseable {
 
@@ -50,6 +54,7 @@ public final class ProtonRpcServer implements AutoCloseable {
     private final ExecutorService pingWorker;
     private final Supervisor supervisor;
     private final Acceptor acceptor;
+    private final String host; // as given: the name the dispatcher's configuration has for this node
 
     /** Listens on the given host and port (0 for any free port), with a worker per available processor. */
     public ProtonRpcServer(SearchBackend backend, String host, int port) {
@@ -59,6 +64,7 @@ public final class ProtonRpcServer implements AutoCloseable {
     /** Listens on the given host and port (0 for any free port), serving searches and summaries with the given number of threads. */
     public ProtonRpcServer(SearchBackend backend, String host, int port, int searchThreads) {
         this.backend = backend;
+        this.host = host;
         this.searchWorkers = Executors.newFixedThreadPool(searchThreads, daemonThreads("proton-rpc-search"));
         this.pingWorker = Executors.newSingleThreadExecutor(daemonThreads("proton-rpc-ping"));
         this.supervisor = new Supervisor(new Transport("proton-rpc"));
@@ -71,34 +77,77 @@ public final class ProtonRpcServer implements AutoCloseable {
             close();
             throw new IllegalStateException("Could not listen for search RPC on " + host + ":" + port, e);
         }
+        InProcessNodes.register(host, acceptor.port(), this);
     }
 
     /** Returns the port this listens on. */
     public int port() { return acceptor.port(); }
 
-    private void ping(Request request) {
-        serve(request, pingWorker, payload -> {
-            SearchProtocol.MonitorReply reply = backend.ping(SearchProtocol.MonitorRequest.parseFrom(payload));
-            codec.encodeCompressed(reply, request.returnValues());
-        });
-    }
+    private void ping(Request request) { serve(request, pingWorker, this::pingReply); }
 
-    private void search(Request request) {
-        serve(request, searchWorkers, payload -> {
-            SearchProtocol.SearchReply reply = searchReply(SearchProtocol.SearchRequest.parseFrom(payload));
-            if (reply.getGroupingBlob().isEmpty())
-                codec.encodeUncompressed(reply, request.returnValues());
-            else
-                codec.encodeCompressed(reply, request.returnValues());
-        });
-    }
+    private void search(Request request) { serve(request, searchWorkers, this::searchReply); }
 
     /** Served on the transport thread: a summary request is short, and a hand-off to a worker and back costs more than it. */
-    private void getDocsums(Request request) {
-        handle(request, payload -> {
-            SearchProtocol.DocsumReply reply = docsumReply(SearchProtocol.DocsumRequest.parseFrom(payload));
-            codec.encodeCompressed(reply, request.returnValues());
-        });
+    private void getDocsums(Request request) { handle(request, this::docsumReply); }
+
+    private BixCodec.Encoded pingReply(byte[] payload) throws IOException {
+        return codec.encode(backend.ping(SearchProtocol.MonitorRequest.parseFrom(payload)), true);
+    }
+
+    private BixCodec.Encoded searchReply(byte[] payload) throws IOException {
+        SearchProtocol.SearchReply reply = searchReply(SearchProtocol.SearchRequest.parseFrom(payload));
+        return codec.encode(reply, ! reply.getGroupingBlob().isEmpty());
+    }
+
+    private BixCodec.Encoded docsumReply(byte[] payload) throws IOException {
+        return codec.encode(docsumReply(SearchProtocol.DocsumRequest.parseFrom(payload)), true);
+    }
+
+    /** Where a request served in process is answered: exactly once, with a reply or an error (as jrt's). */
+    public interface InProcessReceiver {
+        void reply(BixCodec.Encoded reply);
+        void error(String message);
+    }
+
+    /**
+     * Serves a request of the container in this JVM, given as the bix values it would have sent: searches and pings
+     * on their workers, summaries on the calling thread (where jrt's transport thread serves them). The receiver is
+     * answered once, perhaps before this returns.
+     */
+    public void serveInProcess(String method, byte compression, int uncompressedSize, byte[] payload, InProcessReceiver receiver) {
+        Handler handler = switch (method) {
+            case "vespa.searchprotocol.search" -> this::searchReply;
+            case "vespa.searchprotocol.getDocsums" -> this::docsumReply;
+            case "vespa.searchprotocol.ping" -> this::pingReply;
+            default -> null;
+        };
+        if (handler == null) {
+            receiver.error("No such method: " + method);
+            return;
+        }
+        Runnable task = () -> {
+            BixCodec.Encoded reply;
+            try {
+                reply = handler.handle(codec.decode(compression, uncompressedSize, payload));
+            } catch (InvalidProtocolBufferException e) {
+                receiver.error("Malformed " + method + " request: " + e.getMessage());
+                return;
+            } catch (Exception | Error e) {
+                logFailure("Serving " + method, e);
+                receiver.error(Exceptions.toMessageString(e));
+                return;
+            }
+            receiver.reply(reply);
+        };
+        if (method.equals("vespa.searchprotocol.getDocsums")) {
+            task.run();
+            return;
+        }
+        try {
+            (method.equals("vespa.searchprotocol.ping") ? pingWorker : searchWorkers).execute(task);
+        } catch (RejectedExecutionException e) {
+            receiver.error("Server not online");
+        }
     }
 
     private SearchProtocol.SearchReply searchReply(SearchProtocol.SearchRequest request) {
@@ -148,7 +197,7 @@ public final class ProtonRpcServer implements AutoCloseable {
     /** Decodes and handles the request, setting an RPC error if it cannot; jrt returns it when the method returns, unless it was detached. */
     private void handle(Request request, Handler handler) {
         try {
-            handler.handle(codec.decode(request.parameters()));
+            BixCodec.add(handler.handle(codec.decode(request.parameters())), request.returnValues());
         } catch (InvalidProtocolBufferException e) {
             request.setError(ErrorCode.METHOD_FAILED, "Malformed " + request.methodName() + " request: " + e.getMessage());
         } catch (Exception | Error e) {
@@ -160,7 +209,10 @@ public final class ProtonRpcServer implements AutoCloseable {
     /** Stops listening, waits briefly for requests in progress, and stops the workers. */
     @Override
     public void close() {
-        if (acceptor != null) acceptor.shutdown().join();
+        if (acceptor != null) {
+            InProcessNodes.unregister(host, acceptor.port(), this);
+            acceptor.shutdown().join();
+        }
         searchWorkers.shutdown();
         pingWorker.shutdown();
         try {
@@ -192,10 +244,10 @@ public final class ProtonRpcServer implements AutoCloseable {
         };
     }
 
-    /** Handles one decoded request payload and adds the reply to the request's return values. */
+    /** Handles one decoded request payload, returning the encoded reply. */
     @FunctionalInterface
     private interface Handler {
-        void handle(byte[] payload) throws IOException;
+        BixCodec.Encoded handle(byte[] payload) throws IOException;
     }
 
 }
