@@ -62,7 +62,7 @@ def splade(app) -> Splade:
 
 
 def query(ranking: str, text: str, embedder: str, name: str) -> list[dict]:
-    result = search(yql="select * from passage where true", ranking=ranking, hits=20, query=text,
+    result = search(yql="select * from passage where true", ranking=ranking, hits=20, query=text, timeout="20s",
                     presentation__format__tensors="short-value", **{f"input.query({name})": f"embed({embedder}, @query)"})
     assert "errors" not in result["root"], result["root"]["errors"]
     hits = result["root"]["children"]
