@@ -16,7 +16,8 @@ import java.util.Optional;
  * when its cells are floats, the vector index is the only copy of them, and a tensor read from this is a
  * view of the vector index's cells (a small object per read, no copy of the cells). A mixed attribute with one mapped and
  * one indexed dimension, tensor&lt;T&gt;(m{},x[n]), keeps its tensors and also its vectors for multi-vector nearestNeighbor
- * ({@link MultiVectorIndex}).
+ * ({@link MultiVectorIndex}). The cells of a bfloat16 attribute are kept truncated to bfloat16, as proton stores them
+ * ({@link BFloat16Cells}).
  */
 public final class TensorAttribute extends Attribute {
 
@@ -80,7 +81,7 @@ public final class TensorAttribute extends Attribute {
         }
         if ( ! (value instanceof TensorFieldValue tensorValue))
             throw new IllegalArgumentException("Attribute '" + name() + "' takes tensors, got " + value.getDataType().getName());
-        Tensor tensor = tensorValue.getTensor().orElse(null);
+        Tensor tensor = BFloat16Cells.asStored(tensorValue.getTensor().orElse(null));
         if ( ! cellsInVectorIndex) {
             if (lid >= tensors.length) tensors = Arrays.copyOf(tensors, grow(tensors.length, lid));
             tensors[lid] = tensor;

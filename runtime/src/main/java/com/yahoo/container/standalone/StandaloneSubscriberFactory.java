@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +35,8 @@ import java.util.concurrent.TimeUnit;
  * path field (lucene-linguistics' configDir) is
  * first put through Vespa's {@link ConfigPayloadApplier}, as a node's config subscription does, its paths resolved to
  * the package's files by the container's file acquirer: a component that reads its model path from its config gets it.
- * A model given by url is refused, naming it.
+ * A model given by url is refused, naming it (not behind the applier's "Not able to create config builder for payload",
+ * which is how colbert-embedder's and splade-embedder's url models were refused before).
  */
 public class StandaloneSubscriberFactory implements SubscriberFactory {
 
@@ -116,16 +118,26 @@ public class StandaloneSubscriberFactory implements SubscriberFactory {
     }
 
     /** The config again, with its model and path fields resolved as a node's subscription resolves them. */
-    private static ConfigInstance withModelsResolved(Class<?> configClass, ConfigInstance config) {
+    static ConfigInstance withModelsResolved(Class<?> configClass, ConfigInstance config) {
         ConfigInstance.Builder builder = newBuilder(configClass);
         RefusingUrls urls = new RefusingUrls();
         try {
             new ConfigPayloadApplier<>(builder, StandaloneSubscriberFactory::packageFile, urls).applyPayload(ConfigPayload.fromInstance(config));
         }
+        catch (RuntimeException e) {
+            throw refusedUrlIn(e).orElseThrow(() -> e);
+        }
         finally {
             urls.shutdown();
         }
         return build(configClass, builder);
+    }
+
+    /** The url refusal that caused this failure of the applier, if one did. */
+    private static Optional<UrlRefused> refusedUrlIn(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause())
+            if (cause instanceof UrlRefused refused) return Optional.of(refused);
+        return Optional.empty();
     }
 
     private static Path packageFile(FileReference reference) {
@@ -176,12 +188,17 @@ public class StandaloneSubscriberFactory implements SubscriberFactory {
     /** The runtime downloads nothing: a model given by url is refused, naming it. */
     private static final class RefusingUrls extends UrlDownloader {
         @Override
-        public File waitFor(UrlReference url, Duration timeout) {
-            throw new IllegalArgumentException("Model url '" + url.value() + "': models given by url are not supported by the " +
-                                               "local runtime; give the model as a path in the application package");
-        }
+        public File waitFor(UrlReference url, Duration timeout) { throw new UrlRefused(url); }
         @Override
         public File waitFor(UrlReference url, DownloadOptions options, Duration timeout) { return waitFor(url, timeout); }
+    }
+
+    /** The refusal of a model given by url. */
+    static final class UrlRefused extends IllegalArgumentException {
+        UrlRefused(UrlReference url) {
+            super("Model url '" + url.value() + "': models given by url are not supported by the local runtime; " +
+                  "give the model as a path in the application package");
+        }
     }
 
 }
