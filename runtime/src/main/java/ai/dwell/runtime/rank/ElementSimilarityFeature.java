@@ -1,6 +1,5 @@
 package ai.dwell.runtime.rank;
 
-import ai.dwell.runtime.match.RankTerm;
 import ai.dwell.runtime.match.TermFieldMatchData;
 import com.yahoo.searchlib.rankingexpression.RankingExpression;
 import com.yahoo.searchlib.rankingexpression.evaluation.ArrayContext;
@@ -96,23 +95,10 @@ final class ElementSimilarityFeature {
                 for (int v = 0; v < VARIABLES.length; v++)
                     variableIndexes[i][v] = contexts[i].names().contains(VARIABLES[v]) ? contexts[i].getIndex(VARIABLES[v]) : -1;
             }
-            List<NativeRankFeatures.Slot> mySlots = new ArrayList<>();
-            List<Integer> myWeights = new ArrayList<>();
-            int total = 0;
-            for (int t = 0; t < terms.size(); t++) {
-                RankTerm term = terms.term(t);
-                if (term.weight() == 0) continue; // only terms with a contribution
-                for (int f = 0; f < term.fields().size(); f++) {
-                    RankTerm.Field termField = term.fields().get(f);
-                    if (termField.attribute() || ! termField.name().equals(field)) continue;
-                    mySlots.add(terms.slot(t, f));
-                    myWeights.add(term.weight());
-                    total += term.weight();
-                }
-            }
-            this.slots = mySlots.toArray(NativeRankFeatures.Slot[]::new);
-            this.weights = myWeights.stream().mapToInt(Integer::intValue).toArray();
-            this.totalTermWeight = total;
+            WeightedFieldTerms fieldTerms = WeightedFieldTerms.of(field, terms);
+            this.slots = fieldTerms.slots();
+            this.weights = fieldTerms.weights();
+            this.totalTermWeight = fieldTerms.totalWeight();
             this.at = new int[slots.length];
             this.inElement = new boolean[slots.length];
             this.values = new double[outputs.size()];

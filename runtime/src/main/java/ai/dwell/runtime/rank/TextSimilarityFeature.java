@@ -1,10 +1,7 @@
 package ai.dwell.runtime.rank;
 
-import ai.dwell.runtime.match.RankTerm;
 import ai.dwell.runtime.match.TermFieldMatchData;
 
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * textSimilarity(field) and its outputs score, proximity, order, queryCoverage and fieldCoverage, as searchlib's
@@ -46,23 +43,10 @@ final class TextSimilarityFeature {
         private final double[] values = new double[Output.values().length];
 
         Computer(String field, NativeRankFeatures.Terms terms) {
-            List<NativeRankFeatures.Slot> mySlots = new ArrayList<>();
-            List<Integer> myWeights = new ArrayList<>();
-            int total = 0;
-            for (int t = 0; t < terms.size(); t++) {
-                RankTerm term = terms.term(t);
-                if (term.weight() == 0) continue; // only terms with a contribution
-                for (int f = 0; f < term.fields().size(); f++) {
-                    RankTerm.Field termField = term.fields().get(f);
-                    if (termField.attribute() || ! termField.name().equals(field)) continue;
-                    mySlots.add(terms.slot(t, f));
-                    myWeights.add(term.weight());
-                    total += term.weight();
-                }
-            }
-            this.slots = mySlots.toArray(NativeRankFeatures.Slot[]::new);
-            this.weights = myWeights.stream().mapToInt(Integer::intValue).toArray();
-            this.totalTermWeight = total;
+            WeightedFieldTerms fieldTerms = WeightedFieldTerms.of(field, terms);
+            this.slots = fieldTerms.slots();
+            this.weights = fieldTerms.weights();
+            this.totalTermWeight = fieldTerms.totalWeight();
             this.next = new int[slots.length];
         }
 

@@ -1,0 +1,33 @@
+package ai.dwell.runtime.rank;
+
+import ai.dwell.runtime.match.RankTerm;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The query terms that search one index field, with a weight: the match data slot of each term on the field, its
+ * weight, and their total, as textSimilarity and elementSimilarity read them (a term of weight 0 contributes nothing
+ * and is left out; an attribute of the same name is not the field).
+ */
+record WeightedFieldTerms(NativeRankFeatures.Slot[] slots, int[] weights, int totalWeight) {
+
+    static WeightedFieldTerms of(String field, NativeRankFeatures.Terms terms) {
+        List<NativeRankFeatures.Slot> slots = new ArrayList<>();
+        List<Integer> weights = new ArrayList<>();
+        int total = 0;
+        for (int t = 0; t < terms.size(); t++) {
+            RankTerm term = terms.term(t);
+            if (term.weight() == 0) continue;
+            for (int f = 0; f < term.fields().size(); f++) {
+                RankTerm.Field termField = term.fields().get(f);
+                if (termField.attribute() || ! termField.name().equals(field)) continue;
+                slots.add(terms.slot(t, f));
+                weights.add(term.weight());
+                total += term.weight();
+            }
+        }
+        return new WeightedFieldTerms(slots.toArray(NativeRankFeatures.Slot[]::new), weights.stream().mapToInt(Integer::intValue).toArray(), total);
+    }
+
+}
