@@ -56,7 +56,7 @@ final class LateInteractionCompiler {
             Optional<Node> grouped = sumOfGroupMax(node, argument, dimensions.get(0));
             if (grouped.isPresent()) return grouped;
         }
-        if (aggregator.get(0).equals("max") && compile.apply(argument) instanceof MaxSimNode.Dots dots
+        if (aggregator.get(0).equals("max") && isReduce(argument) && compile.apply(argument) instanceof MaxSimNode.Dots dots
             && dimensions.size() == dots.rows().mappedDimensions().size() && dimensions.containsAll(dots.rows().mappedDimensions())) {
             TensorType type = types.apply(node);
             if (type.rank() != 1 || type.dimension(dots.queryDimension()).isEmpty()) return Optional.empty();
@@ -70,6 +70,7 @@ final class LateInteractionCompiler {
         if ( ! (argument instanceof TensorFunctionNode inner) || ! (inner.function() instanceof Reduce<?>)) return Optional.empty();
         List<String> aggregator = reduceParts.apply(inner, true), dimensions = reduceParts.apply(inner, false);
         if (aggregator == null || ! aggregator.get(0).equals("max") || dimensions == null || dimensions.size() != 1) return Optional.empty();
+        if ( ! isReduce(inner.children().get(0))) return Optional.empty();
         if ( ! (compile.apply(inner.children().get(0)) instanceof MaxSimNode.Dots dots) || ! dots.queryDimension().equals(summed)) return Optional.empty();
         List<String> mapped = dots.rows().mappedDimensions();
         if (mapped.size() != 2 || ! mapped.contains(dimensions.get(0))) return Optional.empty();
@@ -138,6 +139,11 @@ final class LateInteractionCompiler {
         if (node instanceof TensorAttributeNode attribute && TokenRows.accepts(attribute.type()))
             return new TokenRows.OfAttribute(attribute.type(), attribute, TokenRows.OfAttribute.Unpack.NONE);
         return null;
+    }
+
+    /** Whether the expression is a reduce (only those are compiled again here to see whether they are dot products). */
+    private static boolean isReduce(ExpressionNode expression) {
+        return expression instanceof TensorFunctionNode node && node.function() instanceof Reduce<?>;
     }
 
     /** The two operands of a multiplication, or null. */
