@@ -85,6 +85,12 @@ final class ExpressionCompiler {
     private final List<Memo> memos = new ArrayList<>();
     /** The compiled forms of expressions over mixed tensors of one mapped and one indexed dimension. */
     private final MixedTensorCompiler mixedTensors = new MixedTensorCompiler(this::compile, this::typeOf, memos::add);
+    /** The compiled forms of late interaction (max-sim) of a query tensor with a document's token vectors. */
+    private final LateInteractionCompiler lateInteraction = new LateInteractionCompiler(this::compile, this::typeOf, memos::add, (node, aggregator) -> {
+        if ( ! aggregator) return reducedDimensions(node);
+        String[] tail = reduceTail(node);
+        return tail == null ? null : List.of(tail[0].trim());
+    });
 
     ExpressionCompiler(RankProfile profile, RankAssets assets, DocumentIndex index, List<QueryTerm> terms, QueryProperties query) {
         this(profile, assets, index, terms, List.of(), query);
@@ -705,6 +711,10 @@ final class ExpressionCompiler {
         if (function instanceof MapSubspaces<?>) {
             Optional<Node> unpacked = mixedTensors.mapSubspaces(node);
             if (unpacked.isPresent()) return unpacked.get();
+        }
+        if (function instanceof Reduce<?>) { // max-sim first: its join of two mapped dimensions is not compiled on its own
+            Optional<Node> maxSim = lateInteraction.reduce(node);
+            if (maxSim.isPresent()) return maxSim.get();
         }
         if (function instanceof Join<?>) { // top(n, t) first: its second argument is not compiled on its own
             Optional<Node> top = mixedTensors.top(node);

@@ -81,7 +81,7 @@ final class MixedTensorCompiler {
     }
 
     /** The expansion of unpack_bits(input, cellType, endian) as the config model writes it, parsed and written again as this runtime reads it. */
-    private static String unpackBitsAsWritten(ReferenceNode input, TensorType inputType, TensorType.Value cellType, String endian) {
+    static String unpackBitsAsWritten(ReferenceNode input, TensorType inputType, TensorType.Value cellType, String endian) {
         MapTypeContext context = new MapTypeContext();
         context.setType(input.reference(), inputType);
         String written = new UnpackBitsNode(input, cellType, endian).toString(new SerializationContext(List.of(), Map.of(), context)).toString();

@@ -93,6 +93,7 @@ abstract class ScalarNode extends Node {
         private int lastLid = -1;
         private double last;
         Cached(Node inner) { this.inner = inner; }
+        Node inner() { return inner; }
         private double[] block = new double[0];
         private int blockGeneration = -1;
         @Override double number(int lid) {

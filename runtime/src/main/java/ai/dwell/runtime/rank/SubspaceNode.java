@@ -280,6 +280,7 @@ abstract class SubspaceNode extends Node implements Memo {
         private final SubspaceNode input;
         private final Aggregator aggregator;
         ReduceAll(SubspaceNode input, Aggregator aggregator) { this.input = input; this.aggregator = aggregator; }
+        SubspaceNode input() { return input; }
         @Override double number(int lid) {
             int subspaces = input.compute(lid);
             return subspaces == 0 ? 0 : aggregator.aggregate(input.cells(), 0, subspaces * input.size());
