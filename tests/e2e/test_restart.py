@@ -102,14 +102,24 @@ def restart(runtime: Runtime, counts: dict[str, tuple[int, int]], kill: bool) ->
     return wait_for_coverage(counts, started, 600)["full_coverage_s"]
 
 
+def extracted_libraries(directory: Path) -> list[str]:
+    """What the JVM's native libraries extracted to a temporary directory: ONNX Runtime's, lz4-java's, the tokenizers'."""
+    return sorted(p.name for p in directory.iterdir() if p.name.startswith(("onnxruntime-java", "liblz4-java", "hf-tokenizer")))
+
+
 @pytest.mark.parametrize("kill", [False, True], ids=["clean stop", "kill -9"])
 def test_a_restart_answers_bit_identically(runtime: Runtime, corpus: Path, counts: dict, kill: bool) -> None:
     named = queries(corpus)
     before = answers(named)
+    extracted_before = extracted_libraries(runtime.data / "tmp")
+    assert any(name.startswith("onnxruntime-java") for name in extracted_before), extracted_before
     restart(runtime, counts, kill)
     after = answers(named)
     for name in named:
         assert after[name] == before[name], name
+    # the runtime's temporary directory is its own and emptied at each start: what the last run extracted is gone
+    extracted_after = extracted_libraries(runtime.data / "tmp")
+    assert extracted_after and not set(extracted_after) & set(extracted_before), (extracted_before, extracted_after)
 
 
 def test_kill_9_in_the_middle_of_a_feed_loses_no_acknowledged_write(runtime: Runtime, corpus: Path, counts: dict) -> None:
