@@ -40,7 +40,7 @@ import java.util.logging.Logger;
  * its message in its errors; a ping which does, or a request which cannot be decoded, gets an RPC error, as from
  * proton. A worker thread is never left without answering its request.
  *
- * <p>The container of the same JVM reaches it without the network ({@link #serveInProcess}, found by port in
+ * <p>The container of the same JVM reaches it without the network ({@link #serveInProcess}, found by host name and port in
  * {@link InProcessNodes}): the same requests and replies, bytes for bytes, on the same threads, without the sockets,
  * jrt's framing and the transport threads' wake-ups on both sides.
  */
