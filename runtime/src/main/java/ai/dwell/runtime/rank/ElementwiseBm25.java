@@ -1,15 +1,12 @@
 package ai.dwell.runtime.rank;
 
 import ai.dwell.runtime.index.TextIndex;
-import ai.dwell.runtime.match.RankTerm;
 import ai.dwell.runtime.match.TermFieldMatchData;
 import com.yahoo.tensor.Tensor;
 import com.yahoo.tensor.TensorAddress;
 import com.yahoo.tensor.TensorType;
 
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * elementwise(bm25(field),dimension[,cellType]), as proton's ElementwiseBm25Executor: a tensor&lt;cellType&gt;(dimension{})
@@ -48,18 +45,9 @@ final class ElementwiseBm25 extends Node implements Memo {
         this.k1TimesB = k1 * b;
         this.k1TimesOneMinusB = k1 * (1 - b);
         this.averageElementLength = averageElementLength;
-        List<NativeRankFeatures.Slot> slots = new ArrayList<>();
-        List<Double> idf = new ArrayList<>();
-        for (int t = 0; t < terms.size(); t++) {
-            List<RankTerm.Field> fields = terms.term(t).fields();
-            for (int f = 0; f < fields.size(); f++) {
-                if ( ! fields.get(f).name().equals(index.field()) || fields.get(f).attribute()) continue;
-                slots.add(terms.slot(t, f));
-                idf.add(TextFeatures.inverseDocumentFrequency(terms.term(t), query) * (k1 + 1));
-            }
-        }
-        this.slots = slots.toArray(NativeRankFeatures.Slot[]::new);
-        this.idfTimesK1PlusOne = idf.stream().mapToDouble(Double::doubleValue).toArray();
+        TextFeatures.Bm25Terms bm25Terms = TextFeatures.Bm25Terms.of(index, terms, query, k1);
+        this.slots = bm25Terms.slots();
+        this.idfTimesK1PlusOne = bm25Terms.idfTimesK1PlusOne();
     }
 
     @Override TensorType type() { return type; }

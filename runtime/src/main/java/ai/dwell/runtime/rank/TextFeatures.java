@@ -33,18 +33,9 @@ final class TextFeatures {
             this.k1TimesB = k1 * b;
             this.k1TimesOneMinusB = k1 * (1 - b);
             this.averageLength = Math.max(1e-9, averageFieldLength);
-            List<NativeRankFeatures.Slot> slots = new ArrayList<>();
-            List<Double> idf = new ArrayList<>();
-            for (int t = 0; t < terms.size(); t++) {
-                List<RankTerm.Field> fields = terms.term(t).fields();
-                for (int f = 0; f < fields.size(); f++) {
-                    if ( ! fields.get(f).name().equals(index.field()) || fields.get(f).attribute()) continue;
-                    slots.add(terms.slot(t, f));
-                    idf.add(inverseDocumentFrequency(terms.term(t), query) * (k1 + 1));
-                }
-            }
-            this.slots = slots.toArray(NativeRankFeatures.Slot[]::new);
-            this.idfTimesK1PlusOne = idf.stream().mapToDouble(Double::doubleValue).toArray();
+            Bm25Terms bm25Terms = Bm25Terms.of(index, terms, query, k1);
+            this.slots = bm25Terms.slots();
+            this.idfTimesK1PlusOne = bm25Terms.idfTimesK1PlusOne();
         }
 
         @Override double number(int lid) {
@@ -57,6 +48,26 @@ final class TextFeatures {
                 score += idfTimesK1PlusOne[i] * tf / (tf + norm);
             }
             return score;
+        }
+    }
+
+    /**
+     * The query terms bm25 of an index field scores (the match data slot of each term on the field) and each one's idf
+     * times k1 + 1: what bm25(field) and elementwise(bm25(field),...) sum over.
+     */
+    record Bm25Terms(NativeRankFeatures.Slot[] slots, double[] idfTimesK1PlusOne) {
+        static Bm25Terms of(TextIndex index, NativeRankFeatures.Terms terms, QueryProperties query, double k1) {
+            List<NativeRankFeatures.Slot> slots = new ArrayList<>();
+            List<Double> idf = new ArrayList<>();
+            for (int t = 0; t < terms.size(); t++) {
+                List<RankTerm.Field> fields = terms.term(t).fields();
+                for (int f = 0; f < fields.size(); f++) {
+                    if ( ! fields.get(f).name().equals(index.field()) || fields.get(f).attribute()) continue;
+                    slots.add(terms.slot(t, f));
+                    idf.add(inverseDocumentFrequency(terms.term(t), query) * (k1 + 1));
+                }
+            }
+            return new Bm25Terms(slots.toArray(NativeRankFeatures.Slot[]::new), idf.stream().mapToDouble(Double::doubleValue).toArray());
         }
     }
 
