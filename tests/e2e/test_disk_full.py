@@ -55,11 +55,12 @@ def fill(disk: Path, to: float | None) -> Path:
     stats = os.statvfs(disk)
     size = stats.f_bavail * stats.f_frsize if to is None else int((to - usage(disk)) * stats.f_blocks * stats.f_frsize)
     chunk = b"\0" * (1 << 20)
-    with open(filler, "wb") as out:
+    # unbuffered: a buffered writer keeps the bytes a full disk refused and fails again on close (ENOSPC out of
+    # the with statement, seen once under load, when the runtime's own writes moved the last free page)
+    with open(filler, "wb", buffering=0) as out:
         try:
             while size > 0:
                 size -= out.write(chunk[: min(size, len(chunk))])
-                out.flush()
         except OSError:  # the last bytes: the disk is full
             pass
     return filler
