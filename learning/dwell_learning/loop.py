@@ -34,7 +34,7 @@ import numpy as np
 from .doubly_robust import dr_values, estimate_from_values, fit_readers, gain_from_values
 from .estimators import INTERVALS, Logged, bootstrap_counts, estimate, join, mean_interval, snips_difference
 from .export import read_constants
-from .features import baseline_score
+from .features import FEATURE_NAMES, baseline_score
 from .network import Weights, forward, linear_weights
 from .service import Corpus, OfflineService, RuntimeService, View, load_corpus, sample_views
 from .simulator import ReaderModel, Readers, counter_updates
@@ -142,6 +142,9 @@ def judge(evaluation: Logged, live: Weights, candidate: Weights, rate: float, te
     return Judged(est_live, est_cand, gain, gain_ci, intervals)
 
 
+READS = FEATURE_NAMES.index("reads")  # log(1 + reads): above 0 once a comment was read
+
+
 def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weights: Weights | str, hits: int) -> float:
     """Diagnostics only: the exact expected dwell per view of a greedy ranking on the offline
     replica's current features (readers' noise integrated out, articles by popularity).
@@ -149,8 +152,10 @@ def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weight
     "ceiling" (the true ceiling: by what readers respond to, the perceived quality q' of each comment
     for this article's readers; read time and continuation both rise in q', so this order maximises
     the expected dwell of every view, as test_simulator checks against every order of small cases),
-    or "linear" (the least-squares fit of q' on the nine features: about the best a ranker of these
-    features alone can do). The loop never uses it to decide anything."""
+    "linear" (the least-squares fit of q' on the nine features: about the best a ranker of these
+    features alone can do), or "informed" (a bound on what reads can reveal: q' itself for every comment read at
+    least once so far, E[q' | q] over the taste for the others, so it knows q exactly and the taste of every read
+    comment without noise). The loop never uses it to decide anything."""
     xs = {a: service.features(a) for a in corpus.popularity}
     if weights == "linear":
         x = np.concatenate(list(xs.values()))
@@ -167,6 +172,10 @@ def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weight
             s = np.array([corpus.quality[c] for c in ids])
         elif weights == "ceiling":
             s = np.array([readers.perceived(article, c) for c in ids])
+        elif weights == "informed":
+            read = x[:, READS] > 0
+            s = np.array([readers.perceived(article, c) if r else readers.expected_perceived(article, c)
+                          for c, r in zip(ids, read)])
         elif weights == "linear":
             s = np.c_[x, np.ones(len(x))] @ beta
         else:
@@ -487,6 +496,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "true_oracle": true_value(corpus, service, readers, "oracle", config.hits),
             "true_ceiling": true_value(corpus, service, readers, "ceiling", config.hits),
             "true_linear": true_value(corpus, service, readers, "linear", config.hits),
+            "true_informed": true_value(corpus, service, readers, "informed", config.hits),
             "true_candidate": true_value(corpus, service, readers, candidate, config.hits),
             # the gate judges the mixtures as served: their exact greedy part and a Monte Carlo Plackett-Luce part
             # (explored_value, 48 slates an article, the same draws for both)

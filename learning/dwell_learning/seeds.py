@@ -27,6 +27,7 @@ FIGURES: dict[str, tuple[str, Any]] = {
     "lift over freshness (online, as served)": ("%+", lambda s: s["lift_over_freshness"]),
     "the ceiling's lift over freshness (expected)": ("%+", lambda s: s["expected_ceiling_over_freshness"]),
     "q oracle's share of the ceiling (expected)": ("%", lambda s: s["expected_oracle_share_of_ceiling"]),
+    "read-informed bound's share of the ceiling (expected)": ("%", lambda s: s.get("expected_informed_share_of_ceiling")),
     "exploration cost, learned arm (over all iterations)": ("%+", lambda s: s["exploration_cost_learned"]),
 }
 
@@ -59,6 +60,8 @@ def aggregate(runs: dict[int, Path], out: Path) -> dict[str, Any]:
     result: dict[str, Any] = {"seeds": sorted(summaries), "figures": {}, "gate": {}}
     for name, (_, read) in FIGURES.items():
         values = [read(summaries[s]) for s in sorted(summaries)]
+        if any(v is None for v in values):  # a figure older runs did not record
+            continue
         result["figures"][name] = interval(values) | {"per_seed": values}
     for key in ("shipped_better", "shipped_worse", "kept_better", "kept_worse"):
         result["gate"][key] = int(sum(s["gate"][key] for s in summaries.values()))
@@ -141,8 +144,11 @@ def plot(runs: dict[int, Path], path: Path) -> None:
     it = np.arange(n)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     ceiling = np.array([[r[i]["true_ceiling"] for i in range(n)] for r in rows.values()])
-    for key, label, colour in (("true_live", "learned network", "C0"), ("true_oracle", "q oracle", "0.5"),
-                               ("true_freshness", "freshness", "C1")):
+    curves = [("true_live", "learned network", "C0"), ("true_oracle", "q oracle", "0.5"),
+              ("true_freshness", "freshness", "C1")]
+    if all("true_informed" in row for r in rows.values() for row in r[:n]):
+        curves.append(("true_informed", "read-informed bound", "C2"))
+    for key, label, colour in curves:
         share = np.array([[r[i][key] for i in range(n)] for r in rows.values()]) / ceiling
         mean = share.mean(axis=0)
         half = np.array([interval(share[:, i])["hi"] - mean[i] for i in range(n)]) if len(rows) > 1 else np.zeros(n)

@@ -44,6 +44,11 @@ class ReaderModel:
     #                                    the comment ages (freshness = exp(-age_h / 24), the ranking feature); 0: none
 
 
+# Probabilists' Gauss-Hermite nodes and weights, normalised to integrate against the standard normal density.
+_HERMITE_NODES, _HERMITE_WEIGHTS = np.polynomial.hermite_e.hermegauss(40)
+_HERMITE_WEIGHTS = _HERMITE_WEIGHTS / math.sqrt(2 * math.pi)
+
+
 def _pair_seed(seed: int, *names: str) -> list[int]:
     return [seed, *(zlib.crc32(n.encode()) for n in names)]
 
@@ -79,6 +84,17 @@ class Readers:
         age_h = max(0.0, self.now - float(self.comments[comment]["created_at"])) / 3600.0
         freshness = math.exp(-age_h / 24.0)
         return 1.0 / (1.0 + math.exp(-(self._taste[key] - self.model.recency * (1.0 - freshness))))
+
+    def expected_perceived(self, article: str, comment: str) -> float:
+        """E[q'] over the article's taste z ~ N(0, 1), for a comment whose taste nobody has seen (Gauss-Hermite, 40
+        nodes: exact to ~1e-12 here). Diagnostics only: what the most a ranker can know of q' without reads."""
+        q = min(max(self.quality[comment], 1e-6), 1 - 1e-6)
+        shift = 0.0
+        if self.model.recency and self.now is not None and self.comments is not None:
+            age_h = max(0.0, self.now - float(self.comments[comment]["created_at"])) / 3600.0
+            shift = self.model.recency * (1.0 - math.exp(-age_h / 24.0))
+        logits = math.log(q / (1 - q)) + self.model.taste_sd * _HERMITE_NODES - shift
+        return float(np.dot(_HERMITE_WEIGHTS, 1.0 / (1.0 + np.exp(-logits))))
 
     def engagement(self, article: str) -> float:
         if article not in self._engagement:

@@ -100,3 +100,34 @@ def test_the_order_by_perceived_quality_is_the_true_ceiling() -> None:
         assert r.expected_dwell("a", ceiling) == pytest.approx(best, rel=1e-12)
         oracle_short += r.expected_dwell("a", oracle) < best * (1 - 1e-9)
     assert oracle_short > 50, "the q oracle is below the ceiling in many draws"
+
+
+def test_expected_perceived_quality_is_the_mean_over_the_taste() -> None:
+    """E[q' | q] over the taste z ~ N(0, 1), against a Monte Carlo mean of sigmoid(logit q + sd z) (10^6 draws):
+    above q below 1/2 and below it above (the logistic bends towards 1/2), and q itself with no taste."""
+    r = readers()
+    z = np.random.default_rng(7).normal(size=1_000_000)
+    for c, q in QUALITY.items():
+        mc = float(np.mean(1 / (1 + np.exp(-(np.log(q / (1 - q)) + 0.5 * z)))))
+        assert r.expected_perceived("a1", c) == pytest.approx(mc, abs=2e-4)
+        assert (r.expected_perceived("a1", c) - q) * (0.5 - q) > 0
+    assert readers(taste_sd=0.0).expected_perceived("a1", "c3") == pytest.approx(QUALITY["c3"], rel=1e-12)
+
+
+def test_the_read_informed_bound_knows_the_taste_of_read_comments_only() -> None:
+    """true_value(..., "informed"): with every comment read it is the true ceiling; with none read it ranks by
+    E[q' | q], the q oracle's order; in between, never above the ceiling."""
+    from synthetic import corpus
+    from dwell_learning.loop import true_value
+    from dwell_learning.service import OfflineService
+
+    c = corpus()
+    service = OfflineService(c)
+    r = Readers(c.quality, seed=3)
+    assert true_value(c, service, r, "informed", 5) == pytest.approx(true_value(c, service, r, "oracle", 5), rel=1e-12)
+    half = {i: {"reads": 1, "read_ms": 3000} for k, i in enumerate(c.comments) if k % 2 == 0}
+    service.apply(half)
+    partly = true_value(c, service, r, "informed", 5)
+    assert partly <= true_value(c, service, r, "ceiling", 5) + 1e-9
+    service.apply({i: {"reads": 1, "read_ms": 3000} for k, i in enumerate(c.comments) if k % 2 == 1})
+    assert true_value(c, service, r, "informed", 5) == pytest.approx(true_value(c, service, r, "ceiling", 5), rel=1e-12)
