@@ -52,7 +52,7 @@ def app(tmp_path_factory: pytest.TempPathFactory):
 @pytest.mark.parametrize("profile", ["myRank", "myRankwithpenalty"])
 @pytest.mark.parametrize("measurements", MEASUREMENTS)
 def test_both_profiles_score_as_numpy(app, profile: str, measurements: list[float]) -> None:
-    result = search(yql="select * from doc where true", ranking=profile,
+    result = search(yql="select * from doc where true", ranking=profile, timeout="20s",
                     **{"input.query(myTensor)": json.dumps([measurements])})["root"]
     assert "errors" not in result, result["errors"]
     out = network().network(np.array([measurements], dtype=np.float32))[0].astype(np.float64)
