@@ -15,9 +15,10 @@ SAMPLE_APPS = Path(os.environ["DWELL_SAMPLE_APPS"]) if os.environ.get("DWELL_SAM
 MODEL = ROOT / "application" / "embedder"
 
 
-def with_standins(app: Path, work: Path, models: dict[str, str]) -> Path:
-    """A copy of the app's package with standin/ and each `url=` ending in a key set to `path=` standin/<value>."""
-    copy = shutil.copytree(app / "app", work / "application")
+def with_standins(app: Path, work: Path, models: dict[str, str], package: str = "app") -> Path:
+    """A copy of the app's package (its `package` folder, "" for the app's root) with standin/ and each `url=` ending
+    in a key set to `path=` standin/<value>."""
+    copy = shutil.copytree(app / package, work / "application")
     (copy / "standin").mkdir()
     shutil.copy(MODEL / "tokenizer.json", copy / "standin" / "tokenizer.json")
     services = (copy / "services.xml").read_text()
