@@ -43,13 +43,15 @@ final class IndexingIdentity {
         return identity;
     }
 
-    private static final java.util.regex.Pattern LINGUISTICS_COMPONENT = java.util.regex.Pattern.compile("class=\"[^\"]*Linguistics\"");
+    private static final java.util.regex.Pattern LINGUISTICS_COMPONENT = java.util.regex.Pattern.compile("(class|id)=\"[^\"]*Linguistics\"");
     private static final java.util.regex.Pattern CONFIG_DIR = java.util.regex.Pattern.compile("<configDir>\\s*([^<]+?)\\s*</configDir>");
 
     /**
      * Where the package declares a linguistics component of its own (a LuceneLinguistics, say), what decides its
      * tokens: services.xml (the analyzers' config) and the path, size and checksum of the first MiB of each file under
-     * a configDir it names (stop lists, synonyms). Empty for Vespa's default linguistics.
+     * a configDir it names (stop lists, synonyms), and the size and checksum of each bundle in components/ (a
+     * Linguistics of the package's own code, an analyzer or filter factory it holds). Empty for Vespa's default
+     * linguistics.
      */
     private static String linguistics(Path packageDir) {
         try {
@@ -65,6 +67,13 @@ final class IndexingIdentity {
                 try (Stream<Path> walk = Files.walk(dir)) { files = walk.filter(Files::isRegularFile).sorted().toList(); }
                 for (Path file : files)
                     identity.append(packageDir.relativize(file)).append(' ').append(Files.size(file)).append(' ').append(head(file)).append('\n');
+            }
+            Path components = packageDir.resolve("components");
+            if (Files.isDirectory(components)) {
+                List<Path> bundles;
+                try (Stream<Path> list = Files.list(components)) { bundles = list.filter(Files::isRegularFile).sorted().toList(); }
+                for (Path bundle : bundles)
+                    identity.append(packageDir.relativize(bundle)).append(' ').append(Files.size(bundle)).append(' ').append(checksum(bundle)).append('\n');
             }
             return identity.toString();
         }
@@ -99,6 +108,15 @@ final class IndexingIdentity {
     private static boolean isModelFile(Path file) {
         String name = file.getFileName().toString();
         return name.endsWith(".onnx") || name.endsWith(".json") && ! file.toString().contains("/search/query-profiles/") || name.endsWith(".model");
+    }
+
+    private static long checksum(Path file) throws IOException {
+        CRC32C crc = new CRC32C();
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] buffer = new byte[1 << 16];
+            for (int n; (n = in.read(buffer)) > 0; ) crc.update(buffer, 0, n);
+        }
+        return crc.getValue();
     }
 
     private static long head(Path file) throws IOException {

@@ -206,7 +206,7 @@ public class Runtime implements Deployments, AutoCloseable {
         try {
             // The flushed index state first; subscribing then indexes only what the state does not hold
             content.loadState(data.index(), IndexingIdentity.of(indexingScripts, deployedDir));
-            Optional<Linguistics> linguistics = PackageLinguistics.of(model, services.containerCluster());
+            Optional<Linguistics> linguistics = PackageLinguistics.of(model, services.containerCluster(), served);
             // Statements that embed need the package's embedders: made here when Vespa's own kinds, else the container's
             boolean embeds = IndexingScripts.usesEmbedders(indexingScripts);
             if (linguistics.isPresent() && embeds) {

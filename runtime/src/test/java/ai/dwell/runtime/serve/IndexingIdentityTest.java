@@ -75,6 +75,30 @@ public class IndexingIdentityTest {
         assertNotEquals(restopped.get("author"), IndexingIdentity.of(SCRIPTS, dir).get("author"), "services.xml configures the analyzers");
     }
 
+    @Test
+    void aLinguisticsOfThePackagesOwnBundleCountsWithItsBundles(@TempDir Path dir) throws IOException {
+        // the shape of linguistics-asia's 06-opennlp-icu: a component named by its class, from the package's bundle
+        Files.writeString(dir.resolve("services.xml"), """
+                <services><container id="c" version="1.0">
+                  <component id="ai.vespa.examples.linguistics.asia.IcuLinguistics" bundle="linguistics-asia-icu"/>
+                </container></services>
+                """);
+        Files.createDirectories(dir.resolve("components"));
+        Files.writeString(dir.resolve("components/linguistics-asia-icu-deploy.jar"), "a bundle");
+        Map<String, String> before = IndexingIdentity.of(SCRIPTS, dir);
+        assertNotEquals(IndexingIdentity.of(SCRIPTS, empty(dir.resolve("default"))).get("author"), before.get("author"),
+                        "not Vespa's default linguistics");
+
+        append(dir.resolve("components/linguistics-asia-icu-deploy.jar"));
+        assertNotEquals(before.get("author"), IndexingIdentity.of(SCRIPTS, dir).get("author"), "another build of the bundle's code");
+    }
+
+    private static Path empty(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("services.xml"), "<services><container id=\"c\" version=\"1.0\"/></services>");
+        return dir;
+    }
+
     private static void append(Path file) throws IOException {
         Files.write(file, new byte[] { 1 }, StandardOpenOption.APPEND);
     }
