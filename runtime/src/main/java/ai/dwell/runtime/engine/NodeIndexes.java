@@ -85,6 +85,12 @@ final class NodeIndexes implements AutoCloseable {
         return indexes.values().stream().mapToLong(DocumentIndex::searchedCount).sum();
     }
 
+    /** The number of documents a search of this document type ("" for all) finds, as proton answers a search's
+     *  active documents: those of the type's document database only, all databases' for a search of no type. */
+    long activeDocuments(String documentType) {
+        return searched(documentType).stream().mapToLong(DocumentIndex::searchedCount).sum();
+    }
+
     @Override
     public void close() { assets.values().forEach(RankAssets::close); }
 

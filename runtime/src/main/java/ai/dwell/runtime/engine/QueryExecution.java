@@ -78,7 +78,7 @@ final class QueryExecution implements AutoCloseable {
         SortedHits sorted = query.sorts() ? new SortedHits(query.sorting()) : null;
         this.searched = node.searched(query.documentType(), query.rankProfile());
         this.collector = new HitCollector(query.offset(), query.hits(), sorted, grouping());
-        this.active = node.activeDocuments();
+        this.active = node.activeDocuments(query.documentType());
         this.covered = active;
         this.start = System.nanoTime();
         this.clockSecond = System.currentTimeMillis() / 1000;

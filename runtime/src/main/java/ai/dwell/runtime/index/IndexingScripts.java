@@ -95,12 +95,19 @@ public final class IndexingScripts {
     public DocumentTypeManager documentTypes() { return types; }
 
     /** Whether any statement embeds (and so needs the container's embedders, which exist once it runs). */
+    /** A {@code generate} expression, outside quoted strings' usual places (the indexing language's keyword). */
+    private static final java.util.regex.Pattern GENERATE = java.util.regex.Pattern.compile("(^|[|{;(]\\s*)generate\\b");
+
     public static boolean usesEmbedders(IlscriptsConfig config) {
         return config.ilscript().stream().flatMap(script -> script.content().stream())
                      .anyMatch(statement -> statement.matches("(?s).*\\bembed\\b.*"));
     }
 
     private static StatementExpression parse(DocumentType type, ScriptParserContext context, String content) {
+        if (GENERATE.matcher(content).find())
+            throw new IllegalArgumentException("Indexing statement '" + content.strip() + "' of " + type.getName() +
+                                               ": 'generate' (a field generator, e.g. LanguageModelFieldGenerator) is not " +
+                                               "supported by dwell's runtime");
         try {
             context.setInputStream(new IndexingInput(content));
             return StatementExpression.newInstance(context);

@@ -1,0 +1,51 @@
+package ai.dwell.runtime.index;
+
+import ai.dwell.runtime.rank.DwellPackage;
+import com.yahoo.document.DocumentTypeManager;
+import com.yahoo.language.simple.SimpleLinguistics;
+import com.yahoo.vespa.configdefinition.IlscriptsConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * An indexing statement with {@code generate} (a field generator component, sample-apps' field-generator) is refused
+ * naming the expression; before, the deploy failed with the indexing language's "No generators provided" (500), which
+ * names neither the statement nor that the runtime lacks the feature. A field named like the keyword is no generate.
+ */
+public class IndexingScriptsGenerateTest {
+
+    @Test
+    void generateIsRefusedNamingIt(@TempDir Path tmp) throws Exception {
+        ContentClusterConfig cluster = DwellPackage.oneNodeCluster(tmp.resolve("app"), """
+                schema doc {
+                    document doc {
+                        field text type string { indexing: summary | index }
+                        field generated type string { indexing: summary }
+                    }
+                }
+                """);
+        DocumentTypeManager types = new DocumentTypeManager(cluster.documentManager());
+        IlscriptsConfig generating = scripts("clear_state | guard { input text | generate questions_generator | summary generated; }");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                                                  () -> new IndexingScripts(generating, types, new SimpleLinguistics(), Map.of()));
+        assertTrue(e.getMessage().contains("'generate'") && e.getMessage().contains("generate questions_generator")
+                   && e.getMessage().contains(" of doc:"), e.getMessage());
+        IlscriptsConfig plain = scripts("clear_state | guard { input generated | summary generated; }");
+        assertDoesNotThrow(() -> new IndexingScripts(plain, types, new SimpleLinguistics(), Map.of()));
+    }
+
+    private static IlscriptsConfig scripts(String statement) {
+        return new IlscriptsConfig.Builder()
+                .ilscript(new IlscriptsConfig.Ilscript.Builder().doctype("doc").docfield("text").docfield("generated")
+                                                                .content(statement))
+                .build();
+    }
+
+}
