@@ -94,10 +94,10 @@ public final class IndexingScripts {
 
     public DocumentTypeManager documentTypes() { return types; }
 
-    /** Whether any statement embeds (and so needs the container's embedders, which exist once it runs). */
     /** A {@code generate} expression, outside quoted strings' usual places (the indexing language's keyword). */
     private static final java.util.regex.Pattern GENERATE = java.util.regex.Pattern.compile("(^|[|{;(]\\s*)generate\\b");
 
+    /** Whether any statement embeds (and so needs the container's embedders, which exist once it runs). */
     public static boolean usesEmbedders(IlscriptsConfig config) {
         return config.ilscript().stream().flatMap(script -> script.content().stream())
                      .anyMatch(statement -> statement.matches("(?s).*\\bembed\\b.*"));
