@@ -1,0 +1,426 @@
+"""Vespa's sample applications that runtime/README.md listed as "Deployed only" (their data is downloaded, or their
+READMEs show no feed), each deployed unchanged with the vespa CLI on dwell's runtime, fed documents written to its
+schema as its own scripts shape them, and asked the queries its README (or the tutorial it links to) shows, with the
+vespa CLI where the README uses it. Answers are checked against an independent computation: the matching documents
+by the terms in Python, sort orders, group counts, and scores in numpy where the ranking is computable (a dot
+product, bm25, a tensor product; nativeRank's part is checked as the difference two profiles make).
+
+news/app-1..5: the MIND data set (bin/download-mind.sh, from Azure blob storage) is not reachable here; six articles
+of ours are shaped as src/python/convert_to_vespa_format.py writes MIND's news.tsv lines, users and embeddings as
+convert_embeddings_to_vespa_format.py writes them. Each app is its own class, so one runtime runs at a time.
+Runs when DWELL_SAMPLE_APPS points at a sample-apps checkout; skipped otherwise (CI cannot reach GitHub)."""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+import shutil
+import urllib.parse
+from pathlib import Path
+
+import numpy as np
+import pytest
+from dwell_client import CONTAINER, http, vespa
+from dwell_client.application import deployed_runtime
+
+from sample_standins import SAMPLE_APPS
+
+pytestmark = pytest.mark.skipif(SAMPLE_APPS is None or not (SAMPLE_APPS / "news" / "app-1-getting-started").exists(),
+                                reason="DWELL_SAMPLE_APPS does not point at a vespa-engine/sample-apps checkout")
+
+# (news_id, category, subcategory, title, abstract, date, clicks, impressions): MIND's columns, and the date,
+# clicks and impressions convert_to_vespa_format.py adds
+ARTICLES = [
+    ("N10864", "news", "newsus", "Music festival returns to the city park",
+     "The annual music festival brings local bands and food trucks downtown.", 20191110, 12, 100),
+    ("N20001", "music", "musicnews", "Festival lineup announced for the summer",
+     "Headliners include three rock bands and a beer garden.", 20191108, 3, 50),
+    ("N20002", "foodanddrink", "drinks", "Ten drinks to try this fall",
+     "Cocktails and beer for cold weather evenings.", 20191109, 0, 0),
+    ("N20003", "weather", "weathertopstories", "Snow and cold weather expected this weekend",
+     "Forecasters warn drivers about icy roads.", 20191110, 5, 10),
+    ("N20004", "sports", "football_nfl", "Quarterback sets a passing record",
+     "The team celebrated with music after the game.", 20191111, 7, 7),
+    ("N20005", "music", "musicnews", "Music festival canceled over beer permit",
+     "Organizers of the music festival blame the city for drinks rules.", 20191107, 1, 20),
+]
+USERS = ["U33527", "U1000"]
+_RNG = np.random.default_rng(5)
+USER_VECTORS = {u: np.round(_RNG.normal(size=50), 6) for u in USERS}
+NEWS_VECTORS = {a[0]: np.round(_RNG.normal(size=50), 6) for a in ARTICLES}
+
+
+def query(*parameters: str) -> dict:
+    """`vespa query PARAMETERS` as the README writes it; the reply's root, asserted free of errors."""
+    done = vespa("query", *parameters, "timeout=20s", check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    root = json.loads(done.stdout)["root"]
+    assert "errors" not in root, root["errors"]
+    return root
+
+
+def post_search(body: dict) -> dict:
+    status, reply = http("POST", f"{CONTAINER}/search/", {"timeout": "20s", **body})
+    assert status == 200, reply
+    assert "errors" not in reply["root"], reply["root"]["errors"]
+    return reply["root"]
+
+
+BY_TITLE = {a[3]: a[0] for a in ARTICLES}
+
+
+def ids(root: dict) -> list[str]:
+    """The hits' ids; by their titles where the summary has no documentid (`select title`: Vespa then gives each hit
+    an index:... id)."""
+    return [h["id"].split("::")[1] if "::" in h["id"] else BY_TITLE[h["fields"]["title"]]
+            for h in root.get("children", [])]
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def news_feed(work: Path) -> Path:
+    feed = work / "vespa.jsonl"
+    with feed.open("w") as out:
+        for news_id, category, subcategory, title, abstract, date, clicks, impressions in ARTICLES:
+            fields = {"news_id": news_id, "category": category, "subcategory": subcategory, "title": title,
+                      "abstract": abstract, "url": f"https://www.msn.com/en-us/{category}/{news_id.lower()}",
+                      "date": date, "clicks": clicks, "impressions": impressions}
+            out.write(json.dumps({"put": f"id:news:news::{news_id}", "fields": fields}) + "\n")
+    return feed
+
+
+def in_default(term: str) -> set[str]:
+    return {a[0] for a in ARTICLES if term in words(a[3]) or term in words(a[4])}
+
+
+def in_title(term: str) -> set[str]:
+    return {a[0] for a in ARTICLES if term in words(a[3])}
+
+
+def package(app: str, work: Path) -> Path:
+    return shutil.copytree(SAMPLE_APPS / app, work / "application")
+
+
+class TestNewsGettingStarted:
+    """news-1-getting-started: doc.json fed with `vespa document`, the three queries, the remove."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def app(cls, tmp_path_factory: pytest.TempPathFactory):
+        work = tmp_path_factory.mktemp("news-1")
+        for _ in deployed_runtime(work / "data", package("news/app-1-getting-started", work)):
+            yield
+
+    def test_the_tutorials_document_and_queries(self, app) -> None:
+        put = vespa("document", "-v", str(SAMPLE_APPS / "news" / "doc.json"), check=False)
+        assert put.returncode == 0, put.stdout + put.stderr
+        for parameters in (["yql=select * from news where true"],
+                           ["yql=select * from news where userQuery()", "query=hello world", "default-index=title"],
+                           ['yql=select * from news where title contains phrase("hello","world")']):
+            root = query(*parameters)
+            assert ids(root) == ["1"] and root["children"][0]["fields"]["title"] == "Hello world!"
+        removed = vespa("document", "-v", "remove", "id:news:news::1", check=False)
+        assert removed.returncode == 0 and "id:news:news::1" in removed.stdout + removed.stderr
+        assert query("yql=select * from news where true")["fields"]["totalCount"] == 0
+
+
+@pytest.fixture(scope="class")
+def news(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    work = tmp_path_factory.mktemp("news")
+    for _ in deployed_runtime(work / "data", package(request.cls.APP, work), news_feed(work)):
+        yield
+
+
+class TestNewsFeedAndQuery:
+    """news-2-basic-feeding-and-query's queries."""
+    APP = "news/app-2-feed-and-query"
+
+    def test_count_and_get(self, news) -> None:
+        assert query("yql=select * from news where true", "hits=0")["fields"]["totalCount"] == len(ARTICLES)
+        got = vespa("document", "-v", "get", "id:news:news::N10864", check=False)
+        assert got.returncode == 0 and "id:news:news::N10864" in got.stdout
+
+    @pytest.mark.parametrize("parameters, want", [
+        (['yql=select * from news where default contains "music"'], in_default("music")),
+        (['yql=select title from news where title contains "music"'], in_title("music")),
+        (['yql=select title from news where default contains "music" and default contains "festival"'],
+         in_default("music") & in_default("festival")),
+        (["yql=select title from news where userQuery()", "query=music festival", "type=all"],
+         in_default("music") & in_default("festival")),
+        (["yql=select title from news where userQuery()", "query=music festival -beer", "type=any"],
+         (in_default("music") | in_default("festival")) - in_default("beer")),
+        (["yql=select title from news where userQuery()", "query=music festival", "type=phrase",
+          "default-index=title"], {a[0] for a in ARTICLES if "music festival" in " ".join(words(a[3]))}),
+        (['yql=select title from news where rank(userQuery(), title contains "festival")', "query=music"],
+         in_default("music")),
+    ])
+    def test_the_tutorials_queries(self, news, parameters: list[str], want: set[str]) -> None:
+        root = query(*parameters)
+        assert root["coverage"]["coverage"] == 100
+        assert set(ids(root)) == want and root["fields"]["totalCount"] == len(want)
+        relevance = [h["relevance"] for h in root["children"]]
+        assert relevance == sorted(relevance, reverse=True)
+
+
+class TestNewsSearching:
+    """news-3-searching's queries: attributes, ranges, sorting, grouping and the popularity profile."""
+    APP = "news/app-3-searching"
+
+    @pytest.mark.parametrize("yql, want", [
+        ('select * from news where default contains "20191110"', set()),
+        ("select * from news where date=20191110", {a[0] for a in ARTICLES if a[5] == 20191110}),
+        ('select * from news where date=20191110 and default contains "weather"',
+         {a[0] for a in ARTICLES if a[5] == 20191110} & in_default("weather")),
+        ("select * from news where date < 20191110", {a[0] for a in ARTICLES if a[5] < 20191110}),
+        ("select * from news where date <= 20191110 AND date >= 20191108",
+         {a[0] for a in ARTICLES if 20191108 <= a[5] <= 20191110}),
+    ])
+    def test_attribute_queries(self, news, yql: str, want: set[str]) -> None:
+        root = query(f"yql={yql}")
+        assert set(ids(root)) == want and root["fields"]["totalCount"] == len(want)
+
+    @pytest.mark.parametrize("order", ["", " desc"])
+    def test_sorting(self, news, order: str) -> None:
+        root = query(f'yql=select date from news where default contains phrase("music","festival") order by date{order}')
+        dates = [h["fields"]["date"] for h in root["children"]]
+        matching = [a[5] for a in ARTICLES if "music festival" in " ".join(words(a[3] + " " + a[4]))]
+        assert dates == sorted(matching, reverse=order == " desc")
+
+    def test_grouping_by_category(self, news) -> None:
+        root = query("yql=select * from news where true limit 0 | "
+                     "all(group(category) max(3) order(-count())each(output(count())))")
+        groups = root["children"][0]["children"][0]["children"]
+        counts: dict[str, int] = {}
+        for a in ARTICLES:
+            counts[a[1]] = counts.get(a[1], 0) + 1
+        got = [(g["value"], g["fields"]["count()"]) for g in groups]
+        assert len(got) == 3 and got[0] == ("music", 2)
+        assert all(counts[v] == c for v, c in got) and [c for _, c in got] == sorted(counts.values(), reverse=True)[:3]
+
+    def test_top_hits_per_category(self, news) -> None:
+        root = query("yql=select * from news where userQuery() limit 0",
+                     "select=all(group(category) max(2) each(max(2)each(output(summary()))))", "query=drinks")
+        groups = root["children"][0]["children"][0]["children"]
+        want = {a[1]: {a[0]} for a in ARTICLES if a[0] in in_default("drinks")}
+        for a in ARTICLES:
+            if a[0] in in_default("drinks"):
+                want[a[1]].add(a[0])
+        got = {g["value"]: {h["fields"]["news_id"] for h in g["children"][0]["children"]} for g in groups}
+        assert got == want
+
+    def test_popularity(self, news) -> None:
+        """nativeRank + 100 * clicks / impressions: the popularity profile's score less the default profile's
+        (nativeRank) is 100 times the click rate, 0 without impressions."""
+        yql = 'yql=select * from news where default contains "music"'
+        native = {h["fields"]["news_id"]: h["relevance"] for h in query(yql)["children"]}
+        popular = query(yql, "ranking=popularity")
+        assert set(native) == in_default("music")
+        rate = {a[0]: a[6] / a[7] if a[7] > 0 else 0.0 for a in ARTICLES}
+        for hit in popular["children"]:
+            n = hit["fields"]["news_id"]
+            assert hit["relevance"] - native[n] == pytest.approx(100 * rate[n], abs=1e-9)
+        assert [h["relevance"] for h in popular["children"]] == sorted(
+            (h["relevance"] for h in popular["children"]), reverse=True)
+
+
+class TestNewsRecommendation:
+    """news-5-recommendation: user and news embeddings as convert_embeddings_to_vespa_format.py writes them (a put
+    per user, an assign update per article), then src/python/user_search.py's two requests (vespa_client.py): the
+    user's embedding by user_id, the articles by nearestNeighbor with the recommendation profile."""
+    APP = "news/app-5-recommendation"
+    USER_VECTORS = USER_VECTORS
+    NEWS_VECTORS = NEWS_VECTORS
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def embedded(cls, news, tmp_path_factory: pytest.TempPathFactory):
+        feed = tmp_path_factory.mktemp("news-5-embeddings") / "embeddings.json"
+        operations = [{"put": f"id:user:user::{u}", "fields": {"user_id": u, "embedding": {"values": list(v)}}}
+                      for u, v in USER_VECTORS.items()]
+        operations += [{"update": f"id:news:news::{n}", "fields": {"embedding": {"assign": {"values": list(v)}}}}
+                       for n, v in NEWS_VECTORS.items()]
+        feed.write_text(json.dumps(operations))
+        fed = vespa("feed", str(feed), check=False)
+        assert fed.returncode == 0, fed.stdout + fed.stderr
+
+    @pytest.mark.parametrize("hits, filter", [(10, ""), (3, ""), (10, 'and !(category contains "music")')])
+    def test_user_search(self, embedded, hits: int, filter: str) -> None:
+        status, reply = http("GET", f"{CONTAINER}/search/?yql=" + urllib.parse.quote_plus(
+            'select * from sources user where user_id contains "U33527"') + "&hits=1")
+        assert status == 200
+        user_vector = reply["root"]["children"][0]["fields"]["embedding"]["values"]  # vespa_client.parse_embedding
+        assert np.allclose(user_vector, self.USER_VECTORS["U33527"], atol=1e-6)
+        root = post_search({"hits": hits, "ranking.profile": "recommendation",
+                            "yql": f"select * from sources news where ({{targetHits:{hits}}}"
+                                   f"nearestNeighbor(embedding, user_embedding)) {filter}",
+                            "ranking.features.query(user_embedding)": str(user_vector)})
+        u = np.array(user_vector, dtype=np.float32)
+        allowed = [a[0] for a in ARTICLES if not (filter and a[1] == "music")]
+        dot = {n: float(np.dot(u, self.NEWS_VECTORS[n].astype(np.float32))) for n in allowed}
+        want = sorted(dot, key=lambda n: -dot[n])[:hits]
+        assert ids(root) == want
+        for hit in root["children"]:
+            assert hit["relevance"] == pytest.approx(dot[hit["fields"]["news_id"]], rel=1e-5)  # closeness: the dot product
+
+    def test_popularity_still_ranks(self, embedded) -> None:
+        root = query('yql=select * from news where default contains "festival"', "ranking=popularity")
+        assert set(ids(root)) == in_default("festival")
+
+
+def bm25_scores(texts: dict[str, str], terms: list[str]) -> dict[str, float]:
+    tokens = {k: words(t) for k, t in texts.items()}
+    n, average = len(tokens), sum(len(t) for t in tokens.values()) / len(tokens)
+    scores = {}
+    for k, t in tokens.items():
+        score = 0.0
+        for term in terms:
+            df = sum(1 for other in tokens.values() if term in other)
+            tf = t.count(term)
+            if tf:
+                idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(t) / average))
+        scores[k] = score
+    return scores
+
+
+class TestClients:
+    """examples/clients: app/ deployed, dataset/docs.jsonl (1000 MS MARCO passages) fed, and the query
+    client-java's VespaClient sends (`userQuery()` with "guinness world record"), ranked by bm25(text)."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def app(cls, tmp_path_factory: pytest.TempPathFactory):
+        work = tmp_path_factory.mktemp("clients")
+        for _ in deployed_runtime(work / "data", package("examples/clients/app", work),
+                                  SAMPLE_APPS / "examples" / "clients" / "dataset" / "docs.jsonl"):
+            yield
+
+    def test_the_clients_query(self, app) -> None:
+        root = query("yql=select * from sources * where userQuery()", "query=guinness world record", "hits=10")
+        passages = [json.loads(line) for line in
+                    (SAMPLE_APPS / "examples" / "clients" / "dataset" / "docs.jsonl").read_text().splitlines()]
+        texts = {p["put"].split("::")[1]: p["fields"]["text"] for p in passages}
+        want = bm25_scores(texts, ["guinness", "world", "record"])
+        assert root["coverage"]["documents"] == 1000
+        for hit in root["children"]:
+            assert hit["relevance"] == pytest.approx(want[hit["id"].split("::")[1]], rel=1e-6)
+        assert ids(root) == sorted((k for k in want if want[k] > 0), key=lambda k: -want[k])[:10]
+
+
+def cars(dataset: Path, rows: int) -> list[dict]:
+    """The first rows of each CSV as logstash.conf's filters make them: model stripped and lowercased,
+    transmission and fuelType lowercased, make from the file name, car_features with the scores its ruby code
+    computes (only those above 0) and 1.0 for the transmission, fuel type, make and model."""
+    out = []
+    for path in sorted(dataset.glob("*.csv")):
+        with path.open() as f:
+            for i, row in enumerate(csv.DictReader(f)):
+                if i == rows:
+                    break
+                year, price, mileage, tax = (int(row[k]) for k in ("year", "price", "mileage", "tax"))
+                mpg, engine = float(row["mpg"]), float(row["engineSize"])
+                make = re.split(r"\d+", path.stem)[0].lower()
+                model = row["model"].strip().lower()
+                features = {row["transmission"].lower(): 1.0, row["fuelType"].lower(): 1.0}
+                scores = {"age": 1.0 - (2025 - year) / 25.0 if year >= 2000 else 0.0,
+                          "price": (100000 - price) / 100000.0 if price <= 100000 else 0.0,
+                          "mileage": (200000 - mileage) / 200000.0 if mileage <= 200000 else 0.0,
+                          "tax": (500 - tax) / 500.0 if tax <= 500 else 0.0,
+                          "mpg": 1.0 if mpg >= 100 else mpg / 100.0}
+                features.update({k: v for k, v in scores.items() if v > 0})
+                features[make] = 1.0
+                features[model] = 1.0
+                out.append({"put": f"id:product:product::{make}-{i}", "fields": {
+                    "model": model, "year": year, "price": price, "transmission": row["transmission"].lower(),
+                    "mileage": mileage, "fuelType": row["fuelType"].lower(), "tax": tax, "mpg": mpg,
+                    "engineSize": engine, "make": make, "car_features": features}})
+    return out
+
+
+class TestEcommerceUserPreferences:
+    """examples/ecommerce-user-preferences: dataset/*.csv (its first 20 rows each) through logstash.conf's
+    conversion, and queries.http's searches."""
+    PREFERENCES = "{{features:manual}:1,{features:diesel}:1.2,{features:audi}:1.7,{features:a4}:1.9}"
+    WEIGHTS = {"manual": 1.0, "diesel": 1.2, "audi": 1.7, "a4": 1.9}
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def app(cls, tmp_path_factory: pytest.TempPathFactory):
+        work = tmp_path_factory.mktemp("ecommerce")
+        cls.CARS = cars(SAMPLE_APPS / "examples" / "ecommerce-user-preferences" / "dataset", 20)
+        feed = work / "cars.jsonl"
+        feed.write_text("".join(json.dumps(c) + "\n" for c in cls.CARS))
+        for _ in deployed_runtime(work / "data", package("examples/ecommerce-user-preferences/app", work), feed):
+            yield
+
+    def score(self, car: dict) -> float:
+        f = car["fields"]["car_features"]
+        return float(sum(np.float32(w) * np.float32(f[k]) for k, w in self.WEIGHTS.items() if k in f))
+
+    def test_all(self, app) -> None:
+        root = post_search({"yql": "select * from product where true", "hits": 10})
+        assert root["fields"]["totalCount"] == len(self.CARS) and len(root["children"]) == 10
+
+    def test_preferences(self, app) -> None:
+        root = post_search({"yql": "select * from product where true", "hits": 10, "ranking": "rank_cars",
+                            "presentation.summary": "attributes",
+                            "ranking.features.query(user_preferences)": self.PREFERENCES, "trace.level": 0})
+        want = {c["put"].split("::")[1]: self.score(c) for c in self.CARS}
+        relevance = [h["relevance"] for h in root["children"]]
+        assert relevance == pytest.approx(sorted(want.values(), reverse=True)[:10], rel=1e-6)
+        for hit in root["children"]:
+            assert hit["relevance"] == pytest.approx(want[hit["id"].split("::")[1]], rel=1e-6)
+            assert set(hit["fields"]) <= {"make", "model", "year", "price", "transmission", "mileage", "fuelType",
+                                          "tax", "mpg", "engineSize", "sddocname", "documentid"}
+
+    @pytest.mark.parametrize("where", ["true", {"and": [{"contains": ["transmission", "manual"]}]}])
+    def test_select_grouping(self, app, where) -> None:
+        grouping = [{"all": {"group": g, "order": "-count()", "max": 10, "each": {"output": "count()"}}}
+                    for g in ("make", "transmission", "fuelType")]
+        root = post_search({"select": {"where": where, "grouping": grouping}, "hits": 10, "ranking": "rank_cars",
+                            "presentation.summary": "attributes",
+                            "ranking.features.query(user_preferences)": self.PREFERENCES, "trace.level": 0})
+        matching = [c["fields"] for c in self.CARS if where == "true" or c["fields"]["transmission"] == "manual"]
+        assert root["fields"]["totalCount"] == len(matching)
+        lists = [g for g in root["children"] if g["id"].startswith("group:root")]
+        got = {}
+        for group_root in lists:
+            for grouplist in group_root["children"]:
+                got[grouplist["label"]] = {g["value"]: g["fields"]["count()"] for g in grouplist["children"]}
+        for g in ("make", "transmission", "fuelType"):
+            counts: dict[str, int] = {}
+            for m in matching:
+                counts[m[g]] = counts.get(m[g], 0) + 1
+            assert got[g] == dict(sorted(counts.items(), key=lambda kv: -kv[1])[:10])
+
+
+class TestGramFallback:
+    """examples/linguistics-asia/05-gram-fallback: ../ext/documents.jsonl and the README's data-test queries."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def app(cls, tmp_path_factory: pytest.TempPathFactory):
+        work = tmp_path_factory.mktemp("gram")
+        asia = SAMPLE_APPS / "examples" / "linguistics-asia"
+        for _ in deployed_runtime(work / "data", package("examples/linguistics-asia/05-gram-fallback/app", work),
+                                  asia / "ext" / "documents.jsonl"):
+            yield
+
+    @pytest.mark.parametrize("term, locale, expected", [("手机壳", "zh-CN", "cn-001"), ("手機殼", "zh-TW", "tw-001")])
+    def test_variant_queries(self, app, term: str, locale: str, expected: str) -> None:
+        root = query(f'yql=select id from product where default contains "{term}"', f"model.locale={locale}")
+        docs = [json.loads(line)["fields"] for line in
+                (SAMPLE_APPS / "examples" / "linguistics-asia" / "ext" / "documents.jsonl").read_text().splitlines()
+                if line.strip()]
+        grams = [term[i:i + 2] for i in range(len(term) - 1)]
+        want = {d["id"] for d in docs if any(all(g in d[f] for g in grams) for f in ("title", "body"))}
+        got = {h["fields"]["id"] for h in root["children"]}
+        assert expected in got and got == want
+
+    def test_debug_tokens(self, app) -> None:
+        root = query('yql=select * from product where id contains "cn-001"', "summary=debug-tokens", "hits=1")
+        tokens = root["children"][0]["fields"]["title_tokens"]
+        assert "机壳" in tokens and "手机" in tokens
