@@ -16,6 +16,7 @@ import json
 import math
 import re
 import shutil
+import subprocess
 import urllib.parse
 from pathlib import Path
 
@@ -437,3 +438,84 @@ class TestGramFallback:
         root = query('yql=select * from product where id contains "cn-001"', "summary=debug-tokens", "hits=1")
         tokens = root["children"][0]["fields"]["title_tokens"]
         assert "机壳" in tokens and "手机" in tokens
+
+
+def joins_built(work: Path) -> Path:
+    """examples/joins built as its pom says (`mvn package`, its unit tests run), cloud-tenant-base pinned to 8.700.24."""
+    copy = shutil.copytree(SAMPLE_APPS / "examples" / "joins", work / "joins")
+    pom = copy / "pom.xml"
+    pom.write_text(pom.read_text().replace("<version>[8,9)</version>", "<version>8.700.24</version>"))
+    done = subprocess.run(["mvn", "-q", "-o", "package"], cwd=copy, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-5000:]
+    return copy
+
+
+# (id, start, end, text) titles of ours; the tags are its own DataGenerator's
+TITLES = [("0", 0, 1500, "Generic title one"), ("0", 2000, 3500, "Generic title two"),
+          ("1", 500, 2500, "Generic title three"), ("1", 3000, 3900, "Another show")]
+
+
+@pytest.mark.skipif(shutil.which("mvn") is None or shutil.which("java") is None, reason="needs Maven and Java")
+class TestJoins:
+    """examples/joins: its README shows no queries. Its FeedAndSearchSystemTest's steps (a Vespa Cloud system test,
+    run here by hand), then its JoinSearcher's three variants joining titles (ours) with the tags its
+    DataGenerator writes (`java DataGenerator.java 3 2 4 7`), each join checked against the interval overlaps."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def app(cls, tmp_path_factory: pytest.TempPathFactory):
+        work = tmp_path_factory.mktemp("joins")
+        copy = joins_built(work)
+        generated = subprocess.run(["java", str(copy / "src/main/java/ai/vespa/example/joins/DataGenerator.java"),
+                                    "3", "2", "4", "7"], capture_output=True, text=True, check=True).stdout
+        decoder, tags, at = json.JSONDecoder(), [], 0
+        while generated[at:].strip():
+            doc, end = decoder.raw_decode(generated, generated.index("{", at))
+            tags.append(doc)
+            at = end
+        cls.TAGS = [t["fields"] for t in tags]
+        feed = work / "feed.json"
+        titles = [{"put": f"id:joins:title::{i}-{s}-{e}", "fields": {"id": i, "start": s, "end": e, "text": t}}
+                  for i, s, e, t in TITLES]
+        feed.write_text(json.dumps(tags + titles))
+        for _ in deployed_runtime(work / "data", copy / "target" / "application", feed):
+            yield
+
+    def test_the_system_tests_steps(self, app) -> None:
+        """As FeedAndSearchSystemTest, but its query `title CONTAINS 'text'` names the document type, not a field:
+        Vespa's container (8.700.24's, here as on Vespa) answers 400 "Field 'title' does not exist", so the steps
+        are run with the title's field, `text`."""
+        url = f"{CONTAINER}/document/v1/joins/title/docid/test1"
+        status, reply = http("POST", f"{CONTAINER}/search/", {"yql": "SELECT * FROM SOURCES * WHERE title CONTAINS 'text'"})
+        assert status == 400 and "Field 'title' does not exist" in json.dumps(reply)
+        yql = "SELECT * FROM SOURCES * WHERE text CONTAINS 'text'"
+        assert http("DELETE", url)[0] == 200
+        assert post_search({"yql": yql, "timeout": "5s"})["fields"]["totalCount"] == 0
+        assert http("POST", url, {"fields": {"text": "Sample text"}})[0] == 200
+        assert post_search({"yql": yql})["fields"]["totalCount"] == 1
+        assert http("DELETE", url)[0] == 200
+
+    @pytest.mark.parametrize("variant", ["queryPerHit", "rangeItemPerHit", "containerIntersect"])
+    @pytest.mark.parametrize("tag", [0, 2])
+    def test_join(self, app, variant: str, tag: int) -> None:
+        """The request as JoinSearcherTest builds it: the join's properties and no query of its own. (With a `yql`
+        the searcher's terms are lost: it is not ordered after MinimalQueryInserter, which parses the YQL after it
+        and replaces the query tree and sources, in Vespa's own chain as here.)"""
+        a_start, a_end = 1000, 3200
+        status, reply = http("GET", f"{CONTAINER}/search/?" + urllib.parse.urlencode({
+            "variant": variant, "a.type": "title", "a.field": "text", "a.value": "generic", "a.start": a_start,
+            "a.end": a_end, "b.type": "tag", "b.field": "tagid", "b.value": str(tag), "hits": 100}))
+        assert status == 200 and "errors" not in reply["root"], reply
+        hits = reply["root"].get("children", [])
+        titles = [t for t in TITLES if "generic" in words(t[3]) and t[1] <= a_end and t[2] >= a_start]
+        tags = [t for t in self.TAGS if t["tagid"] == tag]
+        if variant == "rangeItemPerHit":  # the tags overlapping any title hit, as tag hits
+            want = sorted((t["id"], t["start"], t["end"]) for t in tags
+                          if any(t["id"] == i and t["start"] <= e and t["end"] >= s for i, s, e, _ in titles))
+            got = sorted((h["fields"]["id"], h["fields"]["start"], h["fields"]["end"]) for h in hits)
+        else:  # a title hit per overlapping tag, with the tag's interval (its tagid is not in attribute-only: null)
+            want = sorted((i, s, e, t["start"], t["end"]) for i, s, e, _ in titles for t in tags
+                          if t["id"] == i and t["start"] <= e and t["end"] >= s)
+            got = sorted((h["fields"]["id"], h["fields"]["start"], h["fields"]["end"], h["fields"]["tagStart"],
+                          h["fields"]["tagEnd"]) for h in hits)
+        assert got == want and want
