@@ -25,6 +25,7 @@ import pytest
 from dwell_client import CONTAINER, http, vespa
 from dwell_client.application import deployed_runtime
 
+from late_interaction import max_sim, pack_bits, unpack_bits
 from sample_standins import SAMPLE_APPS
 
 pytestmark = pytest.mark.skipif(SAMPLE_APPS is None or not (SAMPLE_APPS / "news" / "app-1-getting-started").exists(),
@@ -519,3 +520,117 @@ class TestJoins:
             got = sorted((h["fields"]["id"], h["fields"]["start"], h["fields"]["end"], h["fields"]["tagStart"],
                           h["fields"]["tagEnd"]) for h in hits)
         assert got == want and want
+
+
+# (title, text) of pages of ours; the page images and ColPali's embeddings of them are made in Python by
+# prepare_feed_deploy.py with vidore/colpali-v1.2 from huggingface.co (not reachable): random 128-dimension patch
+# vectors stand in for them, binarized as its float_to_binary_embedding does
+PAGES = [("Annual report 2023", "The pension fund returns were strong this year."),
+         ("Responsible investment", "Climate risk and ownership of companies in the fund."),
+         ("Quarterly report", "Equity investments and real estate returns in the quarter.")]
+
+
+class TestVisualRetrievalColpali:
+    """visual-retrieval-colpali's application/ unchanged, pages fed as prepare_feed_deploy.py shapes them
+    (`embedding` {patch: 16 int8 of packed bits}), and src/backend/vespa_app.py's two requests: bm25 (`userQuery()`,
+    `input.query(qt)`) and colpali (a nearestNeighbor per query token on rq{i} or `userQuery()`, qt and qtb), with
+    random query token vectors standing in for ColPali's query encoder."""
+    PATCHES = [np.random.default_rng(11 + n).normal(size=(6, 128)) for n in range(len(PAGES))]
+    QUERY = np.random.default_rng(10).normal(size=(3, 128)).astype(np.float32)
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def app(cls, tmp_path_factory: pytest.TempPathFactory):
+        work = tmp_path_factory.mktemp("colpali")
+        feed = work / "vespa_feed.json"
+        pages = []
+        for n, ((title, text), patches) in enumerate(zip(PAGES, cls.PATCHES)):
+            embedding = {str(k): v.tolist() for k, v in enumerate(pack_bits(patches, 16))}
+            pages.append({"put": f"id:pdf_page:pdf_page::page{n}", "fields": {
+                "id": f"page{n}", "url": f"https://example.com/report{n}.pdf", "title": title, "year": 2023,
+                "page_number": n, "blur_image": "", "full_image": "", "text": text, "embedding": embedding,
+                "queries": [], "questions": []}})
+        feed.write_text(json.dumps(pages))
+        for _ in deployed_runtime(work / "data", package("visual-retrieval-colpali/application", work), feed):
+            yield
+
+    def test_bm25(self, app) -> None:
+        root = post_search({"yql": "select id,title,url,blur_image,page_number,snippet,text from pdf_page "
+                                   "where userQuery();", "ranking": "bm25", "query": "fund returns", "hits": 3,
+                            "input.query(qt)": {str(i): v.tolist() for i, v in enumerate(self.QUERY)}})
+        want = {f"page{n}" for n, (t, x) in enumerate(PAGES) if {"fund", "returns"} & set(words(t + " " + x))}
+        assert {h["fields"]["id"] for h in root["children"]} == want
+
+    def test_colpali(self, app) -> None:
+        binary = pack_bits(self.QUERY, 16)
+        nn = " OR ".join(f"({{targetHits:100}}nearestNeighbor(embedding,rq{i}))" for i in range(len(binary)))
+        root = post_search({"yql": f"select id,title,url,blur_image,page_number,snippet,text from pdf_page "
+                                   f"where {nn} or userQuery()", "ranking.profile": "colpali", "query": "fund",
+                            "hits": 3, "hnsw.exploreAdditionalHits": 300, "ranking.rerankCount": 100,
+                            "input.query(qt)": {str(i): v.tolist() for i, v in enumerate(self.QUERY)},
+                            "input.query(qtb)": {str(i): v.tolist() for i, v in enumerate(binary)},
+                            **{f"input.query(rq{i})": v.tolist() for i, v in enumerate(binary)}})
+        want = {f"page{n}": max_sim(self.QUERY, unpack_bits(pack_bits(p, 16))) for n, p in enumerate(self.PATCHES)}
+        assert [h["fields"]["id"] for h in root["children"]] == sorted(want, key=lambda n: -want[n])
+        for hit in root["children"]:  # second phase (rerank-count 10): max_sim over the unpacked bits
+            assert hit["relevance"] == pytest.approx(want[hit["fields"]["id"]], rel=1e-5)
+
+
+def text_video_package(work: Path) -> tuple[Path, dict]:
+    """text-video-search has no package in git: src/python/embedding.py's create_text_video_app makes it with pyvespa.
+    That module imports OpenAI's clip (installed from GitHub, its weights from openaipublic.azureedge.net: neither
+    reachable), so the function and create_vespa_query are taken from its source and run with pyvespa alone, for
+    ViT-B/32's 512 dimensions."""
+    import ast
+    from vespa.package import HNSW, ApplicationPackage, Field, QueryTypeField, RankProfile
+    source = (SAMPLE_APPS / "text-video-search" / "src" / "python" / "embedding.py").read_text()
+    tree = ast.parse(source)
+    wanted = {"translate_model_names_to_valid_vespa_field_names", "create_text_video_app", "create_vespa_query"}
+    module = ast.Module([n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in wanted], [])
+    scope = {"ApplicationPackage": ApplicationPackage, "Field": Field, "HNSW": HNSW, "RankProfile": RankProfile,
+             "QueryTypeField": QueryTypeField}
+    exec(compile(module, "embedding.py", "exec"), scope)
+    directory = work / "videosearch"
+    scope["create_text_video_app"]({"ViT-B/32": 512}).to_files(directory)
+    return directory, scope
+
+
+class TestTextVideoSearch:
+    """text-video-search: its pyvespa package deployed; frames fed as its VideoFeedDataset writes them (`create`,
+    `vit_b_32_image` values, video_file_name); create_vespa_query's request (nearestNeighbor with `targetNumHits`,
+    grouping by video, the best frame of each) with a random vector standing in for CLIP's text embedding."""
+    FRAMES = {f"v_{name}_g01_c01": np.random.default_rng(n).normal(size=(3, 512)).astype(np.float32)
+              for n, name in enumerate(("ApplyEyeMakeup", "Basketball", "Surfing"))}
+    TEXT = np.random.default_rng(13).normal(size=512).astype(np.float32)
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def app(cls, tmp_path_factory: pytest.TempPathFactory):
+        work = tmp_path_factory.mktemp("video")
+        directory, scope = text_video_package(work)
+        cls.SCOPE = scope
+        feed = work / "frames.jsonl"
+        feed.write_text("".join(json.dumps({
+            "put": f"id:videosearch:videosearch::{video}_{i}", "create": True,
+            "fields": {"video_file_name": f"{video}.mp4", "vit_b_32_image": {"values": frame.tolist()}}}) + "\n"
+            for video, frames in cls.FRAMES.items() for i, frame in enumerate(frames)))
+        for _ in deployed_runtime(work / "data", directory, feed):
+            yield
+
+    def test_the_search(self, app) -> None:
+        class TextProcessor:  # stands in for its CLIP TextProcessor: the model's name and a text's embedding
+            model_name = "ViT-B/32"
+
+            def embed(self, text: str) -> list[float]:
+                return TestTextVideoSearch.TEXT.tolist()
+        body = self.SCOPE["create_vespa_query"]("a person surfing", TextProcessor(), 2)
+        status, reply = http("POST", f"{CONTAINER}/search/", body)
+        assert status == 200 and "errors" not in reply["root"], reply
+        closeness = {v: 1 / (1 + np.linalg.norm(f.astype(np.float64) - self.TEXT, axis=1)) for v, f in self.FRAMES.items()}
+        best = sorted(closeness, key=lambda v: -closeness[v].max())[:2]
+        videos = reply["root"]["children"][0]["children"][0]["children"]
+        assert [g["value"] for g in videos] == [f"{v}.mp4" for v in best]
+        for group, video in zip(videos, best):
+            frame = group["children"][0]["children"][0]
+            assert frame["relevance"] == pytest.approx(closeness[video].max(), rel=1e-5)
+            assert frame["id"] == f"id:videosearch:videosearch::{video}_{int(np.argmax(closeness[video]))}"
