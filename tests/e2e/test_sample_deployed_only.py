@@ -64,7 +64,7 @@ def query(*parameters: str) -> dict:
 
 def post_search(body: dict) -> dict:
     status, reply = http("POST", f"{CONTAINER}/search/", {"timeout": "20s", **body})
-    assert status == 200, reply
+    assert status == 200, json.dumps(reply)[:3000]
     assert "errors" not in reply["root"], reply["root"]["errors"]
     return reply["root"]
 
