@@ -7,7 +7,9 @@ product, bm25, a tensor product; nativeRank's part is checked as the difference 
 
 news/app-1..5: the MIND data set (bin/download-mind.sh, from Azure blob storage) is not reachable here; six articles
 of ours are shaped as src/python/convert_to_vespa_format.py writes MIND's news.tsv lines, users and embeddings as
-convert_embeddings_to_vespa_format.py writes them. Each app is its own class, so one runtime runs at a time.
+convert_embeddings_to_vespa_format.py writes them. visual-retrieval-colpali and text-video-search need
+huggingface.co/GitHub for their models and data: random vectors of ours stand in for ColPali's and CLIP's embeddings.
+Each app is its own class, so one runtime runs at a time.
 Runs when DWELL_SAMPLE_APPS points at a sample-apps checkout; skipped otherwise (CI cannot reach GitHub)."""
 from __future__ import annotations
 
