@@ -22,9 +22,9 @@ final class GenericNode extends Node implements Memo {
     private Value last;
 
     GenericNode(ExpressionNode expression, Function<String, Node> features) {
-        this.expression = expression;
         this.context = new DocumentContext(features);
-        this.type = expression.type(context);
+        this.expression = ScalarOperands.rewrite(expression, context);
+        this.type = this.expression.type(context);
     }
 
     @Override TensorType type() { return type; }
