@@ -8,6 +8,7 @@ import com.yahoo.searchlib.rankingexpression.rule.CompositeNode;
 import com.yahoo.searchlib.rankingexpression.rule.ExpressionNode;
 import com.yahoo.searchlib.rankingexpression.rule.LambdaFunctionNode;
 import com.yahoo.searchlib.rankingexpression.rule.OperationNode;
+import com.yahoo.searchlib.rankingexpression.rule.Operator;
 import com.yahoo.searchlib.rankingexpression.rule.SerializationContext;
 import com.yahoo.tensor.Tensor;
 import com.yahoo.tensor.TensorType;
@@ -19,21 +20,27 @@ import java.util.Objects;
 
 /**
  * Rewrites an expression for searchlib's evaluator so that a number on the left of a tensor in an operation works as
- * in proton: searchlib's DoubleValue adds and multiplies a tensor (it swaps the operands) but refuses `-`, `/`, `%`
- * and `^` ("Cannot perform divide on ..."), so `1 / (1 + sum(hamming(q, d), v))`, which proton joins cell by cell,
- * failed at query time. Each number operand of an operation that has a tensor operand becomes a tensor of rank 0,
- * whose join with the tensor is proton's scalar join; its cell type is float beside a float, bfloat16 or int8 tensor
- * (proton's result cell type for a double scalar joined with those), else double. Lambdas are left as they are (their
+ * in proton: searchlib's DoubleValue adds, subtracts and multiplies a tensor (swapping or negating it) but refuses
+ * `/`, `%` and `^` ("Cannot perform divide on ..."), so `1 / (1 + sum(hamming(q, d), v))`, which proton joins cell by
+ * cell, failed at query time. In an operation with one of those operators and a tensor operand, each number operand
+ * becomes a tensor of rank 0, whose join with the tensor is proton's scalar join; its cell type is float beside a
+ * float, bfloat16 or int8 tensor (proton's result cell type for a double scalar joined with those), else double.
+ * The number is then rounded to float before the join, where proton joins the double: a number not exact in float
+ * (0.1, say) can give a float cell one unit in the last place away from proton's. Operations searchlib evaluates
+ * already (no `/`, `%` or `^`) are left as they are, so they keep their bits. Lambdas are left as they are (their
  * arguments are numbers).
  */
 final class ScalarOperands {
+
+    /** The operators searchlib's DoubleValue refuses with a tensor on its right. */
+    private static final java.util.Set<Operator> REFUSED = java.util.Set.of(Operator.divide, Operator.modulo, Operator.power);
 
     private ScalarOperands() {}
 
     static ExpressionNode rewrite(ExpressionNode node, TypeContext<Reference> types) {
         if (node instanceof LambdaFunctionNode || ! (node instanceof CompositeNode composite)) return node;
         List<ExpressionNode> children = composite.children().stream().map(child -> rewrite(child, types)).toList();
-        if (composite instanceof OperationNode operation) {
+        if (composite instanceof OperationNode operation && operation.operators().stream().anyMatch(REFUSED::contains)) {
             List<TensorType> childTypes = children.stream().map(child -> typeOf(child, types)).toList();
             TensorType tensor = childTypes.stream().filter(t -> t != null && t.rank() > 0).findFirst().orElse(null);
             if (tensor != null && childTypes.stream().allMatch(Objects::nonNull)) {

@@ -12,8 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * A number on the left of a tensor in -, /, % and ^ is joined with each cell, as proton does (searchlib's evaluator
- * refuses these); + and * are unchanged, and the result keeps the tensor's cell type. Each expected cell is computed
- * by hand from the tensor's cells.
+ * refuses /, % and ^); +, - and * are evaluated by searchlib as before, and the result keeps the tensor's cell type.
+ * Each expected cell is computed by hand from the tensor's cells.
  */
 public class ScalarOperandsTest {
 
@@ -37,6 +37,14 @@ public class ScalarOperandsTest {
         assertEquals(expected(x -> Math.pow(2, x)), evaluate("2 ^ query(t)"));
         assertEquals(expected(x -> 3 * x + 1), evaluate("3 * query(t) + 1"));
         assertEquals(TensorType.fromSpec("tensor<float>(patch{},querytoken{})"), evaluate("1 / (1 + query(t))").type());
+    }
+
+    @Test
+    void operationsSearchlibEvaluatesKeepTheirBits() throws Exception {
+        // 0.1 is not a float: were it rounded to one before the join, cells would move by a unit in the last place
+        assertEquals(expected(x -> x + 0.1), evaluate("query(t) + 0.1"));
+        assertEquals(expected(x -> 0.1 - x), evaluate("0.1 - query(t)"));
+        assertEquals(expected(x -> 0.1 * x), evaluate("0.1 * query(t)"));
     }
 
     @Test
