@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import urllib.parse
+import urllib.request
 from pathlib import Path
 
 from dwell_client import CONTAINER, ROOT, Runtime, deployed_runtime, http, vespa, wait_for_container  # noqa: F401
@@ -30,3 +31,15 @@ def snapshot(cluster: str, bucket_spaces: tuple[str, ...] = ("default", "global"
     """All stored documents, in a canonical form, to compare before and after a request."""
     documents = [d for space in bucket_spaces for d in visit_all(cluster, space)]
     return json.dumps(sorted(documents, key=lambda d: d["id"]), sort_keys=True)
+
+
+def mcp_call(method: str, params: dict | None = None, request_id: int = 1) -> dict:
+    """One JSON-RPC request to the container's MCP handler (/mcp/); returns its result (fails on an error)."""
+    body = {"jsonrpc": "2.0", "id": request_id, "method": method} | ({"params": params} if params is not None else {})
+    request = urllib.request.Request(f"{CONTAINER}/mcp/", data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        assert response.status == 200
+        reply = json.loads(response.read())
+    assert "error" not in reply, reply
+    return reply["result"]

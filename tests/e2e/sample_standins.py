@@ -1,12 +1,15 @@
-"""Shared by test_sample_colbert.py and test_sample_splade.py: a sample app's package copied with its models stood in
-for (services.xml's `url=` set to `path=` files in standin/), its feed, and bfloat16 as Vespa converts cells."""
+"""Shared by the sample-app tests: a sample app's package copied with its models stood in for (services.xml's `url=`
+set to `path=` files in standin/), its feed, the MiniLM stand-in's hidden states as the hugging-face-embedder computes
+them, and bfloat16 as Vespa converts cells."""
 from __future__ import annotations
 
 import json
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 from dwell_client import ROOT
@@ -48,3 +51,24 @@ def bfloat16(x: np.ndarray | float) -> np.ndarray:
     return bits.view(np.float32)
 
 
+
+
+def hidden_states() -> Callable[[str], np.ndarray]:
+    """The last hidden state (a row per token) of a text in dwell's MiniLM-L6-v2, the stand-in for the apps' e5 and
+    other BERT-shaped embedders, as the hugging-face-embedder runs the model (numpy and onnxruntime)."""
+    sys.path.insert(0, str(ROOT))
+    from embedder.reference import ReferenceEmbedder
+    model = ReferenceEmbedder(MODEL)
+
+    def run(text: str) -> np.ndarray:
+        e = model.tokenizer.encode(text)
+        feed = {"input_ids": [e.ids], "attention_mask": [e.attention_mask], "token_type_ids": [e.type_ids]}
+        return model.session.run(["last_hidden_state"], {k: np.array(v, dtype=np.int64) for k, v in feed.items()})[0][0]
+    return run
+
+
+def mean_pooled() -> Callable[[str], np.ndarray]:
+    """The stand-in's embedding of a text as a hugging-face-embedder with mean pooling and no normalization (the
+    default) computes it."""
+    hidden = hidden_states()
+    return lambda text: hidden(text).mean(axis=0).astype(np.float32)

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import math
-import urllib.request
 
 import pytest
 from dwell_client import ROOT, search
 
-from clients import deployed_runtime
+from clients import deployed_runtime, mcp_call
 
 APP = ROOT / "tests" / "apps" / "mcp"
 BOOKS = {"b1": ("The Hobbit", 1937), "b2": ("The Lord of the Rings", 1954), "b3": ("The Silmarillion", 1977),
@@ -27,32 +26,22 @@ def runtime(tmp_path_factory: pytest.TempPathFactory):
     yield from deployed_runtime(tmp / "data", APP, feed)
 
 
-def call(method: str, params: dict | None = None, request_id: int = 1) -> dict:
-    body = {"jsonrpc": "2.0", "id": request_id, "method": method} | ({"params": params} if params is not None else {})
-    request = urllib.request.Request("http://localhost:8080/mcp/", data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
-    with urllib.request.urlopen(request, timeout=60) as response:
-        assert response.status == 200
-        reply = json.loads(response.read())
-    assert "error" not in reply, reply
-    return reply["result"]
-
 
 def test_initialize_and_tools(runtime) -> None:
-    assert call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+    assert mcp_call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                "clientInfo": {"name": "dwell-e2e", "version": "1"}})["serverInfo"]["name"] == "VespaMCP"
-    assert {t["name"] for t in call("tools/list", request_id=2)["tools"]} == {"getSchemas", "executeQuery", "readQueryExamples"}
+    assert {t["name"] for t in mcp_call("tools/list", request_id=2)["tools"]} == {"getSchemas", "executeQuery", "readQueryExamples"}
 
 
 def test_get_schemas_describes_the_package(runtime) -> None:
-    schemas = json.loads(call("tools/call", {"name": "getSchemas", "arguments": {}}, 3)["content"][0]["text"])
+    schemas = json.loads(mcp_call("tools/call", {"name": "getSchemas", "arguments": {}}, 3)["content"][0]["text"])
     fields = schemas["book"]["fields"]
     assert fields["title"]["isIndex"] is True and fields["year"]["isAttribute"] is True
 
 
 def test_execute_query_answers_as_search(runtime) -> None:
     yql = 'select * from book where title contains "the"'
-    result = call("tools/call", {"name": "executeQuery",
+    result = mcp_call("tools/call", {"name": "executeQuery",
                                  "arguments": {"yql": yql, "parameters": {"ranking": "bm25", "timeout": "20s"}}}, 4)
     assert result.get("isError") is False, result
     root = json.loads(result["content"][0]["text"])["root"]

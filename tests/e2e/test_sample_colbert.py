@@ -20,6 +20,7 @@ from dwell_client.application import deployed_runtime
 
 from late_interaction import ColBert, max_sim, pack_bits, unpack_bits
 from sample_standins import MODEL, SAMPLE_APPS, bfloat16, documents, feed_of, with_standins
+from sample_standins import mean_pooled as standin_mean_pooled
 
 pytestmark = pytest.mark.skipif(SAMPLE_APPS is None or not (SAMPLE_APPS / "colbert" / "app" / "services.xml").exists(),
                                 reason="DWELL_SAMPLE_APPS does not point at a vespa-engine/sample-apps checkout")
@@ -44,16 +45,7 @@ def app(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="module")
 def mean_pooled():
     """e5's hugging-face-embedder as services.xml configures it: mean pooling, not normalized (the default)."""
-    sys.path.insert(0, str(ROOT))
-    from embedder.reference import ReferenceEmbedder
-    e5 = ReferenceEmbedder(MODEL)
-
-    def embed(text: str) -> np.ndarray:
-        e = e5.tokenizer.encode(text)
-        feed = {"input_ids": [e.ids], "attention_mask": [e.attention_mask], "token_type_ids": [e.type_ids]}
-        hidden = e5.session.run(["last_hidden_state"], {k: np.array(v, dtype=np.int64) for k, v in feed.items()})[0][0]
-        return hidden.mean(axis=0).astype(np.float32)
-    return embed
+    return standin_mean_pooled()
 
 
 @pytest.mark.parametrize("text", QUERIES)

@@ -14,15 +14,14 @@ from __future__ import annotations
 import json
 import math
 import shutil
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from dwell_client import ROOT, vespa
+from dwell_client import vespa
 from dwell_client.application import deployed_runtime
 
-from sample_standins import MODEL, SAMPLE_APPS, with_standins
+from sample_standins import MODEL, SAMPLE_APPS, hidden_states, with_standins
 
 EXAMPLE = SAMPLE_APPS / "examples" / "in-context-learning" if SAMPLE_APPS else None
 SAMPLES = EXAMPLE / "samples.jsonl" if EXAMPLE else None
@@ -55,15 +54,7 @@ def app(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="module")
 def hidden():
     """The stand-in's last hidden state of a text, as the hugging-face-embedder runs it."""
-    sys.path.insert(0, str(ROOT))
-    from embedder.reference import ReferenceEmbedder
-    model = ReferenceEmbedder(MODEL)
-
-    def run(text: str) -> np.ndarray:
-        e = model.tokenizer.encode(text)
-        feed = {"input_ids": [e.ids], "attention_mask": [e.attention_mask], "token_type_ids": [e.type_ids]}
-        return model.session.run(["last_hidden_state"], {k: np.array(v, dtype=np.int64) for k, v in feed.items()})[0][0]
-    return run
+    return hidden_states()
 
 
 def closeness(a: np.ndarray, b: np.ndarray) -> float:

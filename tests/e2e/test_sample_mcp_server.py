@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import urllib.request
 from pathlib import Path
 
 import pytest
 from dwell_client import search, vespa
 from dwell_client.application import deployed_runtime
 
+from clients import mcp_call
 from sample_standins import SAMPLE_APPS
 
 EXAMPLE = SAMPLE_APPS / "examples" / "mcp-server-app" if SAMPLE_APPS else None
@@ -37,29 +37,18 @@ def app(tmp_path_factory: pytest.TempPathFactory):
         yield copy
 
 
-def call(method: str, params: dict | None = None, request_id: int = 1) -> dict:
-    """One JSON-RPC request to /mcp/; returns its result (fails on an error)."""
-    body = {"jsonrpc": "2.0", "id": request_id, "method": method} | ({"params": params} if params is not None else {})
-    request = urllib.request.Request("http://localhost:8080/mcp/", data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
-    with urllib.request.urlopen(request, timeout=60) as response:
-        assert response.status == 200
-        reply = json.loads(response.read())
-    assert "error" not in reply, reply
-    return reply["result"]
-
 
 def test_an_mcp_client_initializes_and_lists_the_tools(app: Path) -> None:
-    initialized = call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+    initialized = mcp_call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                       "clientInfo": {"name": "dwell-e2e", "version": "1"}})
     assert initialized["serverInfo"]["name"] == "VespaMCP"
     assert "tools" in initialized["capabilities"]
-    tools = {tool["name"] for tool in call("tools/list", request_id=2)["tools"]}
+    tools = {tool["name"] for tool in mcp_call("tools/list", request_id=2)["tools"]}
     assert tools == {"getSchemas", "executeQuery", "readQueryExamples"}
 
 
 def test_get_schemas_answers_both_schemas(app: Path) -> None:
-    result = call("tools/call", {"name": "getSchemas", "arguments": {}}, request_id=3)
+    result = mcp_call("tools/call", {"name": "getSchemas", "arguments": {}}, request_id=3)
     schemas = json.loads(result["content"][0]["text"])
     assert {"candidate", "job"} <= set(schemas)
     assert schemas["job"]["fields"]["title"]["isIndex"] is True
@@ -68,7 +57,7 @@ def test_get_schemas_answers_both_schemas(app: Path) -> None:
 
 def test_execute_query_answers_as_search_does(app: Path) -> None:
     expected = search(yql=ENGINEERS, hits=10, timeout="20s")["root"]
-    result = call("tools/call", {"name": "executeQuery",
+    result = mcp_call("tools/call", {"name": "executeQuery",
                                  "arguments": {"yql": ENGINEERS, "parameters": {"hits": 10, "timeout": "20s"}}}, request_id=4)
     assert result.get("isError") is False, result
     root = json.loads(result["content"][0]["text"])["root"]

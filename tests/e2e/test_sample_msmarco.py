@@ -24,6 +24,7 @@ from dwell_client.application import deployed_runtime
 
 from late_interaction import ColBert, max_sim, pack_bits, unpack_bits
 from sample_standins import MODEL, SAMPLE_APPS, bfloat16, with_standins
+from sample_standins import mean_pooled as standin_mean_pooled
 
 APP = SAMPLE_APPS / "msmarco-ranking" if SAMPLE_APPS else None
 pytestmark = pytest.mark.skipif(APP is None or not (APP / "services.xml").exists(),
@@ -56,17 +57,7 @@ def app(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="module")
 def e5():
     """e5's hugging-face-embedder as services.xml configures it: mean pooling, not normalized, `query:`/`passage:`."""
-    sys.path.insert(0, str(ROOT))
-    from embedder.reference import ReferenceEmbedder
-    model = ReferenceEmbedder(MODEL)
-
-    def embed(text: str) -> np.ndarray:
-        e = model.tokenizer.encode(text)
-        feed = {"input_ids": [e.ids], "attention_mask": [e.attention_mask], "token_type_ids": [e.type_ids]}
-        hidden = model.session.run(["last_hidden_state"],
-                                   {k: np.array(v, dtype=np.int64) for k, v in feed.items()})[0][0]
-        return hidden.mean(axis=0).astype(np.float32)
-    return embed
+    return standin_mean_pooled()
 
 
 def cosine(e5, text: str) -> float:

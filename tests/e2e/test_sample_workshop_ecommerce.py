@@ -13,15 +13,15 @@ from __future__ import annotations
 import json
 import math
 import shutil
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from dwell_client import ROOT, vespa
+from dwell_client import vespa
 from dwell_client.application import deployed_runtime
 
 from sample_standins import MODEL, SAMPLE_APPS, with_standins
+from sample_standins import mean_pooled as standin_mean_pooled
 
 EXAMPLE = SAMPLE_APPS / "examples" / "workshop-ecommerce" if SAMPLE_APPS else None
 
@@ -47,16 +47,7 @@ def app(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="module")
 def mean_pooled():
     """The hugging-face-embedder as services.xml configures it: mean pooling, not normalized (the default)."""
-    sys.path.insert(0, str(ROOT))
-    from embedder.reference import ReferenceEmbedder
-    e5 = ReferenceEmbedder(MODEL)
-
-    def embed(text: str) -> np.ndarray:
-        e = e5.tokenizer.encode(text)
-        feed = {"input_ids": [e.ids], "attention_mask": [e.attention_mask], "token_type_ids": [e.type_ids]}
-        hidden = e5.session.run(["last_hidden_state"], {k: np.array(v, dtype=np.int64) for k, v in feed.items()})[0][0]
-        return hidden.mean(axis=0).astype(np.float32)
-    return embed
+    return standin_mean_pooled()
 
 
 def query(*parameters: str) -> dict:
