@@ -17,12 +17,14 @@ import java.util.stream.Stream;
  * Tells, before the package's container runs, whether a component class of the package's own bundles
  * (components/*.jar) is a {@link Linguistics}: the class is loaded, not initialized, from the bundle jars with the
  * platform (the runtime's class path) as parent, so a class extending Vespa's OpenNlpLinguistics (the shape of
- * vespa-chinese-linguistics and the linguistics-asia sample apps) is known to be one. A class whose supertypes are in
- * jars a bundle embeds, or that is in none of the bundle jars themselves, cannot be told here.
+ * vespa-chinese-linguistics and the linguistics-asia sample apps) is known to be one. A class of a bundle jar whose
+ * supertypes are in jars the bundle embeds cannot be told here. A class in none of the bundle jars is not the
+ * package's: Vespa's model adds components of platform bundles the runtime does not hold (the indexing processor of
+ * docproc, say), and a class in a jar a bundle embeds is not looked for.
  */
 final class BundleComponentClasses implements AutoCloseable {
 
-    enum Kind { LINGUISTICS, OTHER, UNKNOWN }
+    enum Kind { LINGUISTICS, OTHER, UNKNOWN, NOT_IN_BUNDLES }
 
     private final URLClassLoader loader;
 
@@ -50,8 +52,14 @@ final class BundleComponentClasses implements AutoCloseable {
                                                              BundleComponentClasses.class.getClassLoader()));
     }
 
-    /** Whether the class is a Linguistics, another component, or not known before the container runs. */
+    /** Whether the class is a Linguistics, another component, not known before the container runs, or in no bundle jar. */
     Kind kindOf(String className) {
+        try {
+            Class.forName(className, false, BundleComponentClasses.class.getClassLoader());
+        }
+        catch (ClassNotFoundException | LinkageError e) { // not a platform class: is it one of the bundles'?
+            if (loader.findResource(className.replace('.', '/') + ".class") == null) return Kind.NOT_IN_BUNDLES;
+        }
         try {
             return Linguistics.class.isAssignableFrom(Class.forName(className, false, loader)) ? Kind.LINGUISTICS : Kind.OTHER;
         }

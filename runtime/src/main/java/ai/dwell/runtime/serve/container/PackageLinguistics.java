@@ -47,7 +47,7 @@ public final class PackageLinguistics {
         try (BundleComponentClasses bundles = BundleComponentClasses.of(packageDir)) {
             for (String name : ofBundles) {
                 BundleComponentClasses.Kind kind = bundles.kindOf(name);
-                if (kind == BundleComponentClasses.Kind.OTHER) continue;
+                if (kind == BundleComponentClasses.Kind.OTHER || kind == BundleComponentClasses.Kind.NOT_IN_BUNDLES) continue;
                 log.info("Indexing uses the linguistics the container injects, once it runs: the package's component " + name +
                          (kind == BundleComponentClasses.Kind.LINGUISTICS ? " is a Linguistics" : " may be one (its class cannot be loaded before its container runs)"));
                 return true;

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 
 import static ai.dwell.runtime.serve.container.BundleComponentClasses.Kind.LINGUISTICS;
+import static ai.dwell.runtime.serve.container.BundleComponentClasses.Kind.NOT_IN_BUNDLES;
 import static ai.dwell.runtime.serve.container.BundleComponentClasses.Kind.OTHER;
 import static ai.dwell.runtime.serve.container.BundleComponentClasses.Kind.UNKNOWN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -74,7 +75,9 @@ public class BundleComponentClassesTest {
             assertEquals(LINGUISTICS, bundles.kindOf("dwelltest.ling.FoldingLinguistics"));
             assertEquals(OTHER, bundles.kindOf("dwelltest.ling.Plain"));
             assertEquals(UNKNOWN, bundles.kindOf("dwelltest.ling.OnEmbedded"), "its superclass is in no bundle jar");
-            assertEquals(UNKNOWN, bundles.kindOf("dwelltest.ling.Missing"));
+            assertEquals(NOT_IN_BUNDLES, bundles.kindOf("dwelltest.ling.Missing"));
+            assertEquals(NOT_IN_BUNDLES, bundles.kindOf("com.yahoo.docprocs.indexing.IndexingProcessor"),
+                         "a platform component the runtime does not hold (Vespa's model adds it for docproc)");
             assertEquals(LINGUISTICS, bundles.kindOf(OpenNlpLinguistics.class.getName()), "a platform class");
         }
     }
@@ -88,6 +91,9 @@ public class BundleComponentClassesTest {
         assertTrue(PackageLinguistics.declaresOwn(List.of(provider, "dwelltest.ling.OnEmbedded"), packageDir), "cannot be told before the container runs");
         assertTrue(PackageLinguistics.declaresOwn(List.of(provider, OpenNlpLinguistics.class.getName()), packageDir), "01-opennlp-cjk's configured OpenNLP");
         assertFalse(PackageLinguistics.declaresOwn(List.of(provider), tmp.resolve("no-such-package")));
+        // dwell's own package: the model's indexing processor is in no bundle of the package, so indexing need not wait
+        assertFalse(PackageLinguistics.declaresOwn(List.of(provider, "com.yahoo.docprocs.indexing.IndexingProcessor",
+                                                           "dwelltest.ling.Plain"), packageDir));
     }
 
     private static void write(Path src, String path, String text) throws IOException {
