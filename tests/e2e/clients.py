@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -43,3 +44,18 @@ def mcp_call(method: str, params: dict | None = None, request_id: int = 1) -> di
         reply = json.loads(response.read())
     assert "error" not in reply, reply
     return reply["result"]
+
+
+def maven_package(project: Path) -> None:
+    """`mvn package` of a Maven project (a bundle and the application it builds), at nice 19; fails with Maven's output."""
+    built = subprocess.run(["nice", "-n", "19", "mvn", "-B", "-q", "-ntp", "package"], cwd=project, capture_output=True, text=True)
+    assert built.returncode == 0, built.stdout + built.stderr
+
+
+def vespa_query(*parameters: str) -> dict:
+    """`vespa query PARAMETERS` (with 20 s to answer); the reply's root, asserted free of errors."""
+    done = vespa("query", *parameters, "timeout=20s", check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    root = json.loads(done.stdout)["root"]
+    assert "errors" not in root, root["errors"]
+    return root

@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 
 import pytest
 from dwell_client import ROOT, Runtime, search
 
-from clients import deployed_runtime
+from clients import deployed_runtime, maven_package
 
 APP = ROOT / "tests" / "apps" / "bundle-linguistics"
 NOTES = {
@@ -34,9 +33,7 @@ def runtime(tmp_path_factory: pytest.TempPathFactory):
     tmp = tmp_path_factory.mktemp("dwell-bundle-linguistics")
     app = tmp / "app"
     shutil.copytree(APP, app, ignore=shutil.ignore_patterns("target"))
-    built = subprocess.run(["nice", "-n", "19", "mvn", "-B", "-q", "-ntp", "package"], cwd=app,
-                           capture_output=True, text=True)
-    assert built.returncode == 0, built.stdout + built.stderr
+    maven_package(app)
     feed = tmp / "feed.jsonl"
     feed.write_text("".join(json.dumps({"put": f"id:test:note::{name}", "fields": {"text": text}}) + "\n"
                             for name, text in NOTES.items()))

@@ -28,6 +28,7 @@ from dwell_client import CONTAINER, http, vespa
 from dwell_client.application import deployed_runtime
 
 from late_interaction import max_sim, pack_bits, unpack_bits
+from clients import vespa_query
 from sample_standins import SAMPLE_APPS
 
 pytestmark = pytest.mark.skipif(SAMPLE_APPS is None or not (SAMPLE_APPS / "news" / "app-1-getting-started").exists(),
@@ -54,14 +55,6 @@ _RNG = np.random.default_rng(5)
 USER_VECTORS = {u: np.round(_RNG.normal(size=50), 6) for u in USERS}
 NEWS_VECTORS = {a[0]: np.round(_RNG.normal(size=50), 6) for a in ARTICLES}
 
-
-def query(*parameters: str) -> dict:
-    """`vespa query PARAMETERS` as the README writes it; the reply's root, asserted free of errors."""
-    done = vespa("query", *parameters, "timeout=20s", check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
-    root = json.loads(done.stdout)["root"]
-    assert "errors" not in root, root["errors"]
-    return root
 
 
 def post_search(body: dict) -> dict:
@@ -124,11 +117,11 @@ class TestNewsGettingStarted:
         for parameters in (["yql=select * from news where true"],
                            ["yql=select * from news where userQuery()", "query=hello world", "default-index=title"],
                            ['yql=select * from news where title contains phrase("hello","world")']):
-            root = query(*parameters)
+            root = vespa_query(*parameters)
             assert ids(root) == ["1"] and root["children"][0]["fields"]["title"] == "Hello world!"
         removed = vespa("document", "-v", "remove", "id:news:news::1", check=False)
         assert removed.returncode == 0 and "id:news:news::1" in removed.stdout + removed.stderr
-        assert query("yql=select * from news where true")["fields"]["totalCount"] == 0
+        assert vespa_query("yql=select * from news where true")["fields"]["totalCount"] == 0
 
 
 @pytest.fixture(scope="class")
@@ -143,7 +136,7 @@ class TestNewsFeedAndQuery:
     APP = "news/app-2-feed-and-query"
 
     def test_count_and_get(self, news) -> None:
-        assert query("yql=select * from news where true", "hits=0")["fields"]["totalCount"] == len(ARTICLES)
+        assert vespa_query("yql=select * from news where true", "hits=0")["fields"]["totalCount"] == len(ARTICLES)
         got = vespa("document", "-v", "get", "id:news:news::N10864", check=False)
         assert got.returncode == 0 and "id:news:news::N10864" in got.stdout
 
@@ -162,7 +155,7 @@ class TestNewsFeedAndQuery:
          in_default("music")),
     ])
     def test_the_tutorials_queries(self, news, parameters: list[str], want: set[str]) -> None:
-        root = query(*parameters)
+        root = vespa_query(*parameters)
         assert root["coverage"]["coverage"] == 100
         assert set(ids(root)) == want and root["fields"]["totalCount"] == len(want)
         relevance = [h["relevance"] for h in root["children"]]
@@ -183,18 +176,18 @@ class TestNewsSearching:
          {a[0] for a in ARTICLES if 20191108 <= a[5] <= 20191110}),
     ])
     def test_attribute_queries(self, news, yql: str, want: set[str]) -> None:
-        root = query(f"yql={yql}")
+        root = vespa_query(f"yql={yql}")
         assert set(ids(root)) == want and root["fields"]["totalCount"] == len(want)
 
     @pytest.mark.parametrize("order", ["", " desc"])
     def test_sorting(self, news, order: str) -> None:
-        root = query(f'yql=select date from news where default contains phrase("music","festival") order by date{order}')
+        root = vespa_query(f'yql=select date from news where default contains phrase("music","festival") order by date{order}')
         dates = [h["fields"]["date"] for h in root["children"]]
         matching = [a[5] for a in ARTICLES if "music festival" in " ".join(words(a[3] + " " + a[4]))]
         assert dates == sorted(matching, reverse=order == " desc")
 
     def test_grouping_by_category(self, news) -> None:
-        root = query("yql=select * from news where true limit 0 | "
+        root = vespa_query("yql=select * from news where true limit 0 | "
                      "all(group(category) max(3) order(-count())each(output(count())))")
         groups = root["children"][0]["children"][0]["children"]
         counts: dict[str, int] = {}
@@ -205,7 +198,7 @@ class TestNewsSearching:
         assert all(counts[v] == c for v, c in got) and [c for _, c in got] == sorted(counts.values(), reverse=True)[:3]
 
     def test_top_hits_per_category(self, news) -> None:
-        root = query("yql=select * from news where userQuery() limit 0",
+        root = vespa_query("yql=select * from news where userQuery() limit 0",
                      "select=all(group(category) max(2) each(max(2)each(output(summary()))))", "query=drinks")
         groups = root["children"][0]["children"][0]["children"]
         want = {a[1]: {a[0]} for a in ARTICLES if a[0] in in_default("drinks")}
@@ -219,8 +212,8 @@ class TestNewsSearching:
         """nativeRank + 100 * clicks / impressions: the popularity profile's score less the default profile's
         (nativeRank) is 100 times the click rate, 0 without impressions."""
         yql = 'yql=select * from news where default contains "music"'
-        native = {h["fields"]["news_id"]: h["relevance"] for h in query(yql)["children"]}
-        popular = query(yql, "ranking=popularity")
+        native = {h["fields"]["news_id"]: h["relevance"] for h in vespa_query(yql)["children"]}
+        popular = vespa_query(yql, "ranking=popularity")
         assert set(native) == in_default("music")
         rate = {a[0]: a[6] / a[7] if a[7] > 0 else 0.0 for a in ARTICLES}
         for hit in popular["children"]:
@@ -270,7 +263,7 @@ class TestNewsRecommendation:
             assert hit["relevance"] == pytest.approx(dot[hit["fields"]["news_id"]], rel=1e-5)  # closeness: the dot product
 
     def test_popularity_still_ranks(self, embedded) -> None:
-        root = query('yql=select * from news where default contains "festival"', "ranking=popularity")
+        root = vespa_query('yql=select * from news where default contains "festival"', "ranking=popularity")
         assert set(ids(root)) == in_default("festival")
 
 
@@ -306,7 +299,7 @@ class TestClients:
             yield
 
     def test_the_clients_query(self, app) -> None:
-        root = query("yql=select * from sources * where userQuery()", "query=guinness world record", "hits=10")
+        root = vespa_query("yql=select * from sources * where userQuery()", "query=guinness world record", "hits=10")
         passages = [json.loads(line) for line in
                     (SAMPLE_APPS / "examples" / "clients" / "dataset" / "docs.jsonl").read_text().splitlines()]
         texts = {p["put"].split("::")[1]: p["fields"]["text"] for p in passages}
@@ -428,7 +421,7 @@ class TestGramFallback:
 
     @pytest.mark.parametrize("term, locale, expected", [("手机壳", "zh-CN", "cn-001"), ("手機殼", "zh-TW", "tw-001")])
     def test_variant_queries(self, app, term: str, locale: str, expected: str) -> None:
-        root = query(f'yql=select id from product where default contains "{term}"', f"model.locale={locale}")
+        root = vespa_query(f'yql=select id from product where default contains "{term}"', f"model.locale={locale}")
         docs = [json.loads(line)["fields"] for line in
                 (SAMPLE_APPS / "examples" / "linguistics-asia" / "ext" / "documents.jsonl").read_text().splitlines()
                 if line.strip()]
@@ -438,7 +431,7 @@ class TestGramFallback:
         assert expected in got and got == want
 
     def test_debug_tokens(self, app) -> None:
-        root = query('yql=select * from product where id contains "cn-001"', "summary=debug-tokens", "hits=1")
+        root = vespa_query('yql=select * from product where id contains "cn-001"', "summary=debug-tokens", "hits=1")
         tokens = root["children"][0]["fields"]["title_tokens"]
         assert "机壳" in tokens and "手机" in tokens
 

@@ -16,13 +16,12 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from dwell_client import vespa
 from dwell_client.application import deployed_runtime
 
+from clients import maven_package, vespa_query
 from sample_standins import SAMPLE_APPS
 
 ASIA = SAMPLE_APPS / "examples" / "linguistics-asia" if SAMPLE_APPS else None
@@ -58,8 +57,7 @@ def pinned(app: Path, work: Path) -> Path:
     assert parents == 1
     pom = re.sub(r"(<artifactId>lucene-linguistics</artifactId>\s*<version>)\$\{vespaversion\}", r"\g<1>8.668.5", pom)
     (copy / "pom.xml").write_text(pom)
-    built = subprocess.run(["nice", "-n", "19", "mvn", "-B", "-q", "-ntp", "package"], cwd=copy, capture_output=True, text=True)
-    assert built.returncode == 0, built.stdout + built.stderr
+    maven_package(copy)
     return copy / "target" / "application"
 
 
@@ -72,13 +70,6 @@ def app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
         yield name
 
 
-def query(*parameters: str) -> dict:
-    result = vespa("query", *parameters, "timeout=10s", check=False)
-    assert result.returncode == 0, result.stdout + result.stderr
-    root = json.loads(result.stdout)["root"]
-    assert "errors" not in root, root["errors"]
-    return root
-
 
 def ids(root: dict) -> set[str]:
     assert root["fields"]["totalCount"] == len(root.get("children", []))
@@ -88,13 +79,13 @@ def ids(root: dict) -> set[str]:
 def test_the_compare_queries_hit_what_the_readme_says(app: str) -> None:
     folds = APPS[app][0]
     for term, locale, apart, folded in QUERIES:
-        root = query(f'yql=select id from product where default contains "{term}"', f"model.locale={locale}")
+        root = vespa_query(f'yql=select id from product where default contains "{term}"', f"model.locale={locale}")
         assert ids(root) == (folded if folds else apart), (app, term)
 
 
 def test_the_debug_tokens_hold_the_token_the_readme_asserts(app: str) -> None:
     _, document, token = APPS[app]
-    root = query(f'yql=select * from product where id contains "{document}"', "summary=debug-tokens", "hits=1")
+    root = vespa_query(f'yql=select * from product where id contains "{document}"', "summary=debug-tokens", "hits=1")
     assert ids(root) == {document}
     fields = root["children"][0]["fields"]
     assert token in json.dumps(fields, ensure_ascii=False)
@@ -107,7 +98,7 @@ def test_every_dictionary_phrase_of_a_title_is_one_token(app: str) -> None:
     dictionary = ASIA / app / "src" / "main" / "application" / "linguistics" / "dictionary.txt"
     phrases = [line.strip() for line in dictionary.read_text().splitlines() if line.strip() and not line.startswith("#")]
     documents = [json.loads(line)["fields"] for line in (ASIA / "ext" / "documents.jsonl").read_text().splitlines() if line.strip()]
-    root = query("yql=select * from product where true", "summary=debug-tokens", "hits=20")
+    root = vespa_query("yql=select * from product where true", "summary=debug-tokens", "hits=20")
     tokens = {hit["fields"]["id"]: hit["fields"]["title_tokens"] for hit in root["children"]}
     expected = {d["id"]: [p for p in phrases if p in d["title"]] for d in documents if d["language"] == "zh-CN"}
     assert sum(len(found) for found in expected.values()) >= 6  # 智能手表, 笔记本电脑, 保温杯, 运动跑鞋, 电饭煲, 空气净化器

@@ -20,6 +20,7 @@ import pytest
 from dwell_client import vespa
 from dwell_client.application import deployed_runtime
 
+from clients import vespa_query
 from sample_standins import MODEL, SAMPLE_APPS, with_standins
 from sample_standins import mean_pooled as standin_mean_pooled
 
@@ -50,13 +51,6 @@ def mean_pooled():
     return standin_mean_pooled()
 
 
-def query(*parameters: str) -> dict:
-    result = vespa("query", *parameters, check=False)
-    assert result.returncode == 0, result.stdout + result.stderr
-    root = json.loads(result.stdout)["root"]
-    assert "errors" not in root, root["errors"]
-    return root
-
 
 def products() -> dict[str, str]:
     lines = (EXAMPLE / "dataset" / "products.jsonl").read_text().splitlines()
@@ -64,19 +58,19 @@ def products() -> dict[str, str]:
 
 
 def test_the_text_queries(app: Path) -> None:
-    root = query("yql=select * from product.product where userQuery()", "query=chocolate", "ranking.profile=product_search")
+    root = vespa_query("yql=select * from product.product where userQuery()", "query=chocolate", "ranking.profile=product_search")
     assert [h["id"] for h in root["children"]] == ["id:products:product::1"]
     hit = root["children"][0]
     assert hit["fields"]["product_name"] == "Chocolate Sandwich Cookies"
     assert hit["fields"]["summaryfeatures"]["nativeRank(product_name)"] == pytest.approx(NATIVE_RANK_OF_ONE_MATCH, abs=1e-15)
     assert hit["relevance"] == pytest.approx(NATIVE_RANK_OF_ONE_MATCH, abs=1e-15)  # no nearestNeighbor: closeness 0
-    filtered = query("yql=select * from product.product where userQuery() AND product_id>2", "query=chocolate",
+    filtered = vespa_query("yql=select * from product.product where userQuery() AND product_id>2", "query=chocolate",
                      "ranking.profile=product_search")
     assert filtered["fields"]["totalCount"] == 0  # the only chocolate product is product 1
 
 
 def test_the_hybrid_query_ranks_by_native_rank_and_closeness(app: Path, mean_pooled) -> None:
-    root = query("yql=select * from product.product where userQuery() OR ({targetHits: 10}nearestNeighbor(embedding, q_emb))",
+    root = vespa_query("yql=select * from product.product where userQuery() OR ({targetHits: 10}nearestNeighbor(embedding, q_emb))",
                  "query=chocolate", "input.query(q_emb)=embed(@query)", "ranking.profile=product_search")
     q = mean_pooled("query: chocolate").astype(np.float64)
     want = {}
@@ -95,22 +89,22 @@ def test_the_hybrid_query_ranks_by_native_rank_and_closeness(app: Path, mean_poo
 
 
 def test_the_user_queries(app: Path) -> None:
-    root = query("yql=select * from user where user_id=1")
+    root = vespa_query("yql=select * from user where user_id=1")
     assert [h["id"] for h in root["children"]] == ["id:users:user::1"]
     assert root["coverage"]["documents"] == 10  # the user type's, as the README shows
     fields = root["children"][0]["fields"]
     assert fields["user_profile"]["196"] == 1 and len(fields["user_profile"]) == 11
     assert fields["user_purchases"][0] == {"order_dow": 4, "order_hour_of_day": 8, "order_id": 1187899, "product_id": 196}
     for tokens in ("[[196,1]]", "[[196,1],[25133,1]]"):
-        unranked = query(f"yql=select * from user where ({{targetHits: 25}}wand(user_profile, {tokens}))", "ranking=unranked")
+        unranked = vespa_query(f"yql=select * from user where ({{targetHits: 25}}wand(user_profile, {tokens}))", "ranking=unranked")
         assert [h["id"] for h in unranked["children"]] == ["id:users:user::1"]
-    ranked = query("yql=select * from user where ({targetHits: 25}wand(user_profile, [[196,1],[25133,1]]))", "ranking=sparse_dot")
+    ranked = vespa_query("yql=select * from user where ({targetHits: 25}wand(user_profile, [[196,1],[25133,1]]))", "ranking=sparse_dot")
     assert [(h["id"], h["relevance"]) for h in ranked["children"]] == [("id:users:user::1", 2.0)]  # "relevance is now 2.0"
 
 
 def test_the_order_queries(app: Path) -> None:
     for yql in ("select * from order where order_id=1187899", 'select * from order where product_ids contains "196"',
                 'select * from order where product_ids contains "196" AND product_ids contains "25133"'):
-        root = query(f"yql={yql}")
+        root = vespa_query(f"yql={yql}")
         assert [h["id"] for h in root["children"]] == ["id:orders:order::1187899"], yql
         assert root["coverage"]["documents"] == 10
