@@ -105,6 +105,8 @@ def summary(rows: list[dict[str, Any]], last: int = 3) -> dict[str, Any]:
     true = {k: float(np.mean([r[f"true_{k}"] for r in tail])) for k in ("freshness", "live", "oracle", "ceiling", "linear")}
     if all("true_informed" in r for r in tail):  # runs made before the read-informed bound have none
         true["informed"] = float(np.mean([r["true_informed"] for r in tail]))
+    if all("true_posterior" in r for r in tail):  # nor the Bayes ranker of the logged reads (and a living world never)
+        true["posterior"] = float(np.mean([r["true_posterior"] for r in tail]))
     errors = [r["predicted_snips"] / r["dwell_learned"] - 1 for r in rows if r["predicted_snips"] is not None]
     covered = [r["predicted_snips_lo"] <= r["dwell_learned"] <= r["predicted_snips_hi"] for r in rows
                if r["predicted_snips"] is not None]
@@ -139,6 +141,7 @@ def summary(rows: list[dict[str, Any]], last: int = 3) -> dict[str, Any]:
         "expected_oracle_share_of_ceiling": true["oracle"] / true["ceiling"],
         "expected_linear_share_of_ceiling": true["linear"] / true["ceiling"],
         "expected_informed_share_of_ceiling": true["informed"] / true["ceiling"] if "informed" in true else None,
+        "expected_posterior_share_of_ceiling": true["posterior"] / true["ceiling"] if "posterior" in true else None,
         "expected_oracle_over_freshness": true["oracle"] / true["freshness"] - 1,
     }
 

@@ -27,7 +27,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -145,7 +145,8 @@ def judge(evaluation: Logged, live: Weights, candidate: Weights, rate: float, te
 READS = FEATURE_NAMES.index("reads")  # log(1 + reads): above 0 once a comment was read
 
 
-def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weights: Weights | str, hits: int) -> float:
+def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weights: Weights | str, hits: int,
+               read_log: Mapping[tuple[str, str], list[dict]] | None = None) -> float:
     """Diagnostics only: the exact expected dwell per view of a greedy ranking on the offline
     replica's current features (readers' noise integrated out, articles by popularity).
     `weights`: network weights, or "freshness" (the baseline), "oracle" (hidden quality q),
@@ -155,7 +156,9 @@ def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weight
     "linear" (the least-squares fit of q' on the nine features: about the best a ranker of these
     features alone can do), or "informed" (a bound on what reads can reveal: q' itself for every comment read at
     least once so far, E[q' | q] over the taste for the others, so it knows q exactly and the taste of every read
-    comment without noise). The loop never uses it to decide anything."""
+    comment without noise), or "posterior" (the Bayes ranker of the logged reads: E[q' | q, the comment's reads in
+    `read_log`] with the reader model known, Readers.posterior_perceived: what the reads as logged, noise and all,
+    reveal to a ranker that also knows q). The loop never uses it to decide anything."""
     xs = {a: service.features(a) for a in corpus.popularity}
     if weights == "linear":
         x = np.concatenate(list(xs.values()))
@@ -176,6 +179,9 @@ def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weight
             read = x[:, READS] > 0
             s = np.array([readers.perceived(article, c) if r else readers.expected_perceived(article, c)
                           for c, r in zip(ids, read)])
+        elif weights == "posterior":
+            log = read_log or {}
+            s = np.array([readers.posterior_perceived(article, c, log.get((article, c), ())) for c in ids])
         elif weights == "linear":
             s = np.c_[x, np.ones(len(x))] @ beta
         else:
@@ -354,6 +360,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         replicas = [s for s in (service, alone) if s is not None]
         _set_clock(world.now, replicas, runtime_service, readers)
     new_ids: set[str] = set()
+    read_log: dict[tuple[str, str], list[dict]] = {}   # (article, comment) -> its reads so far: for the Bayes ranker
     history: list[Logged] = []
     predicted: dict[str, Any] | None = None      # cascade SNIPS of the policy live next
     predicted_dr: dict[str, Any] | None = None   # its Cascade-DR estimate
@@ -423,6 +430,9 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
                         living["new_candidates"] += sum(c in new_ids for c in imp["ids"])
                         living["shown"] += len(imp["shown"])
                         living["new_shown"] += sum(imp["ids"][c] in new_ids for c in imp["shown"])
+            for sig in actions:
+                for r in sig["reads"]:
+                    read_log.setdefault((sig["article"], r["id"]), []).append(r)
             t0 = time.time()
             updates = counter_updates(actions)
             svc.apply(updates)
@@ -497,6 +507,8 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "true_ceiling": true_value(corpus, service, readers, "ceiling", config.hits),
             "true_linear": true_value(corpus, service, readers, "linear", config.hits),
             "true_informed": true_value(corpus, service, readers, "informed", config.hits),
+            **({"true_posterior": true_value(corpus, service, readers, "posterior", config.hits, read_log)}
+               if not config.recency else {}),
             "true_candidate": true_value(corpus, service, readers, candidate, config.hits),
             # the gate judges the mixtures as served: their exact greedy part and a Monte Carlo Plackett-Luce part
             # (explored_value, 48 slates an article, the same draws for both)

@@ -28,6 +28,8 @@ FIGURES: dict[str, tuple[str, Any]] = {
     "the ceiling's lift over freshness (expected)": ("%+", lambda s: s["expected_ceiling_over_freshness"]),
     "q oracle's share of the ceiling (expected)": ("%", lambda s: s["expected_oracle_share_of_ceiling"]),
     "read-informed bound's share of the ceiling (expected)": ("%", lambda s: s.get("expected_informed_share_of_ceiling")),
+    "Bayes ranker of the logged reads, share of the ceiling (expected)":
+        ("%", lambda s: s.get("expected_posterior_share_of_ceiling")),
     "exploration cost, learned arm (over all iterations)": ("%+", lambda s: s["exploration_cost_learned"]),
 }
 
@@ -148,6 +150,8 @@ def plot(runs: dict[int, Path], path: Path) -> None:
               ("true_freshness", "freshness", "C1")]
     if all("true_informed" in row for r in rows.values() for row in r[:n]):
         curves.append(("true_informed", "read-informed bound", "C2"))
+    if all("true_posterior" in row for r in rows.values() for row in r[:n]):
+        curves.append(("true_posterior", "Bayes ranker of the logged reads", "C3"))
     for key, label, colour in curves:
         share = np.array([[r[i][key] for i in range(n)] for r in rows.values()]) / ceiling
         mean = share.mean(axis=0)

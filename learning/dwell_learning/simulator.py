@@ -47,6 +47,9 @@ class ReaderModel:
 # Probabilists' Gauss-Hermite nodes and weights, normalised to integrate against the standard normal density.
 _HERMITE_NODES, _HERMITE_WEIGHTS = np.polynomial.hermite_e.hermegauss(40)
 _HERMITE_WEIGHTS = _HERMITE_WEIGHTS / math.sqrt(2 * math.pi)
+# A uniform grid of the taste for posteriors (Readers.posterior_perceived), with the standard normal density as weights.
+_TASTE_GRID = np.linspace(-6.0, 6.0, 601)
+_TASTE_PRIOR = np.exp(-_TASTE_GRID ** 2 / 2)
 
 
 def _pair_seed(seed: int, *names: str) -> list[int]:
@@ -95,6 +98,37 @@ class Readers:
             shift = self.model.recency * (1.0 - math.exp(-age_h / 24.0))
         logits = math.log(q / (1 - q)) + self.model.taste_sd * _HERMITE_NODES - shift
         return float(np.dot(_HERMITE_WEIGHTS, 1.0 / (1.0 + np.exp(-logits))))
+
+    def posterior_perceived(self, article: str, comment: str, reads: Iterable[Mapping[str, Any]]) -> float:
+        """E[q' | q, the logged reads of this comment in this article], with this reader model known: the Bayes
+        estimate of what readers respond to from what was logged (each read's seconds, position and vote, reply and
+        report), over the taste z ~ N(0, 1) on a grid of 601 points in [-6, 6] (a posterior after many reads is
+        narrower than the Hermite nodes' spacing). A read's seconds
+        are lognormal around engagement * (base + gain q'^2) * fatigue^position; a vote is up with P = floor + 0.85 q'
+        (whether there was one does not depend on q'); a reply and a report are Bernoulli in q'. Whether the reader
+        went on after it is not used (it also depends on the reader's patience). Diagnostics only."""
+        if self.model.recency:
+            raise ValueError("posterior_perceived supports the static world only (recency 0)")
+        m = self.model
+        q = min(max(self.quality[comment], 1e-6), 1 - 1e-6)
+        perceived = 1.0 / (1.0 + np.exp(-(math.log(q / (1 - q)) + m.taste_sd * _TASTE_GRID)))
+        log_likelihood = np.zeros_like(perceived)
+        g = self.engagement(article)
+        for r in reads:
+            mean = (np.log(g * (m.read_base_s + m.read_gain_s * perceived ** 2)) + r["position"] * math.log(m.fatigue)
+                    - m.read_noise_sd ** 2 / 2)
+            log_likelihood += -0.5 * ((math.log(max(r["seconds"], 1e-9)) - mean) / m.read_noise_sd) ** 2
+            up = m.up_floor + 0.85 * perceived
+            if r["upvote"]:
+                log_likelihood += np.log(up)
+            elif r["downvote"]:
+                log_likelihood += np.log1p(-up)
+            reply = m.reply_base + m.reply_gain * perceived
+            log_likelihood += np.log(reply) if r["reply"] else np.log1p(-reply)
+            report = m.report_gain * np.maximum(0.0, 0.3 - perceived)
+            log_likelihood += np.log(np.maximum(report, 1e-300)) if r["report"] else np.log1p(-report)
+        weights = _TASTE_PRIOR * np.exp(log_likelihood - log_likelihood.max())
+        return float(np.dot(weights, perceived) / weights.sum())
 
     def engagement(self, article: str) -> float:
         if article not in self._engagement:

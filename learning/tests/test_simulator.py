@@ -131,3 +131,73 @@ def test_the_read_informed_bound_knows_the_taste_of_read_comments_only() -> None
     assert partly <= true_value(c, service, r, "ceiling", 5) + 1e-9
     service.apply({i: {"reads": 1, "read_ms": 3000} for k, i in enumerate(c.comments) if k % 2 == 1})
     assert true_value(c, service, r, "informed", 5) == pytest.approx(true_value(c, service, r, "ceiling", 5), rel=1e-12)
+
+
+def bayes_by_sampling(r: Readers, article: str, comment: str, reads: list[dict]) -> float:
+    """E[q' | q, reads] from 400,000 tastes drawn from N(0, 1), each weighted by the likelihood of the reads written
+    out from the reader model: lognormal seconds around engagement * (base + gain q'^2) * fatigue^position, an
+    upvote or downvote, a reply and a report each Bernoulli in q'."""
+    m, g, q = r.model, r.engagement(article), QUALITY[comment]
+    z = np.random.default_rng(11).normal(size=400_000)
+    qp = 1 / (1 + np.exp(-(np.log(q / (1 - q)) + m.taste_sd * z)))
+    log_l = np.zeros_like(z)
+    for x in reads:
+        mu = np.log(g * (m.read_base_s + m.read_gain_s * qp ** 2) * m.fatigue ** x["position"]) - m.read_noise_sd ** 2 / 2
+        log_l += -0.5 * ((np.log(x["seconds"]) - mu) / m.read_noise_sd) ** 2
+        up = m.up_floor + 0.85 * qp
+        log_l += np.log(up) if x["upvote"] else np.log(1 - up) if x["downvote"] else 0.0
+        reply = m.reply_base + m.reply_gain * qp
+        log_l += np.log(reply if x["reply"] else 1 - reply)
+        report = m.report_gain * np.maximum(0.0, 0.3 - qp)
+        log_l += np.log(np.maximum(report, 1e-300) if x["report"] else 1 - report)
+    w = np.exp(log_l - log_l.max())
+    return float(w @ qp / w.sum())
+
+
+def test_the_posterior_of_the_logged_reads_is_bayes_rule_over_the_taste() -> None:
+    """Readers.posterior_perceived against Bayes' rule computed by sampling (bayes_by_sampling), on reads the
+    simulator logged and on reads written by hand whose seconds say little and whose votes, replies or reports say
+    much; with no read it is E[q' | q], and with many reads it closes in on the comment's own q'."""
+    r = readers()
+    rng = np.random.default_rng(5)
+    logged = [read for i in range(6) for read in r.read(f"q{i}", "a1", ["c6", "c2", "c8"], rng)["reads"]]
+    for c in ("c2", "c6", "c8"):
+        reads = [x for x in logged if x["id"] == c]
+        assert reads, "the test's seed reads each comment at least once"
+        assert r.posterior_perceived("a1", c, reads) == pytest.approx(bayes_by_sampling(r, "a1", c, reads), abs=2e-3)
+        assert r.posterior_perceived("a1", c, []) == pytest.approx(r.expected_perceived("a1", c), abs=1e-6)
+    typical = r.engagement("a1") * (r.model.read_base_s + r.model.read_gain_s * 0.5 ** 2)   # a read of q' = 0.5
+    plain = {"position": 0, "id": "c4", "seconds": typical, "upvote": False, "downvote": False, "reply": False,
+             "report": False}
+    by_hand = {"upvotes": [dict(plain, upvote=True)] * 12, "downvotes": [dict(plain, downvote=True)] * 12,
+               "replies": [dict(plain, reply=True)] * 12, "reports": [dict(plain, report=True)] * 3}
+    seconds_only = r.posterior_perceived("a1", "c4", [plain] * 12)
+    for name, reads in by_hand.items():
+        value = r.posterior_perceived("a1", "c4", reads)
+        assert value == pytest.approx(bayes_by_sampling(r, "a1", "c4", reads), abs=2e-3), name
+        assert abs(value - seconds_only) > 0.01, f"{name} moved the estimate"
+    many = [read for i in range(300) for read in r.read(f"m{i}", "a1", ["c7"], rng)["reads"]]
+    assert len(many) > 200
+    assert r.posterior_perceived("a1", "c7", many) == pytest.approx(r.perceived("a1", "c7"), abs=0.01)
+    assert abs(r.expected_perceived("a1", "c7") - r.perceived("a1", "c7")) > 0.02, "the reads moved it"
+
+
+def test_the_bayes_ranker_sits_between_the_q_oracle_and_the_read_informed_bound() -> None:
+    """true_value(..., "posterior"): with no read logged it ranks by E[q' | q] (the informed bound's order with
+    nothing read); with reads logged it is never above the true ceiling."""
+    from synthetic import corpus
+    from dwell_learning.loop import true_value
+    from dwell_learning.service import OfflineService
+
+    c = corpus()
+    service = OfflineService(c)
+    r = Readers(c.quality, seed=3)
+    assert true_value(c, service, r, "posterior", 5, {}) == pytest.approx(true_value(c, service, r, "informed", 5), rel=1e-9)
+    rng = np.random.default_rng(2)
+    log: dict = {}
+    for article, ids in c.by_article.items():
+        for i in range(20):
+            sig = r.read(f"{article}-{i}", article, list(rng.permutation(ids))[:5], rng)
+            for x in sig["reads"]:
+                log.setdefault((article, x["id"]), []).append(x)
+    assert true_value(c, service, r, "posterior", 5, log) <= true_value(c, service, r, "ceiling", 5) + 1e-9
