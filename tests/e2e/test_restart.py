@@ -84,7 +84,7 @@ def answers(named: dict[str, dict]) -> dict[str, dict]:
     got = {}
     for name, parameters in named.items():
         root = search(**{k.replace(".", "__"): v for k, v in parameters.items()})["root"]
-        assert "errors" not in root, (name, root)
+        assert "errors" not in root, (name, root.get("errors"))
         got[name] = {"totalCount": root["fields"]["totalCount"],
                      "hits": [(hit["id"], hit["relevance"]) for hit in root.get("children", [])]}
         assert got[name]["hits"], (name, root)
@@ -120,6 +120,12 @@ def test_a_restart_answers_bit_identically(runtime: Runtime, corpus: Path, count
     # the runtime's temporary directory is its own and emptied at each start: what the last run extracted is gone
     extracted_after = extracted_libraries(runtime.data / "tmp")
     assert extracted_after and not set(extracted_after) & set(extracted_before), (extracted_before, extracted_after)
+    if not kill and os.environ.get("DWELL_CDS") != "off":
+        # after a clean stop there is a class data archive (this runtime's JVM wrote it at its exit, or an earlier one's
+        # did), and the JVM started after it maps it: the JVM left it out if the jar or the class path differ from it
+        archive = ROOT / "runtime" / "target" / "dwell-runtime.jsa"
+        assert archive.exists(), "no class data archive after a clean stop (is runtime/target's jar older than its classes?)"
+        assert str(archive) in Path(f"/proc/{runtime.pid()}/maps").read_text(), "the JVM did not map the class data archive"
 
 
 def test_kill_9_in_the_middle_of_a_feed_loses_no_acknowledged_write(runtime: Runtime, corpus: Path, counts: dict) -> None:
