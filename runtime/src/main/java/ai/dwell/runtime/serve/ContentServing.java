@@ -139,12 +139,15 @@ public class ContentServing implements IndexedContent, AutoCloseable {
      * whose selection accepts it. A cluster whose selection no longer accepts the new version drops the one it held
      * (Vespa routes the put past that cluster and leaves its older copy there until garbage collection removes it; the
      * runtime's one store keeps one version of a document, so a cluster holds what its selection accepts of the store).
+     * A copy that holds this very version (the store's timestamp) is not written again.
      */
     @Override
     public void put(Document document, long timestamp) {
         for (Node node : nodesOf(document.getId())) {
-            if (selectionOf(node).accepts(document)) node.engine().put(document, timestamp);
-            else node.engine().remove(document.getId());
+            if ( ! selectionOf(node).accepts(document)) node.engine().remove(document.getId());
+            else if ( ! node.engine().verify(document.getId(), timestamp)) node.engine().put(document, timestamp);
+            // else: a catch-up's put of a version this copy already holds (another copy was stale): left as it is, so that
+            // a copy loaded from the flushed state is not indexed again (which would reorder its nearest-neighbor graph)
         }
     }
 
