@@ -26,8 +26,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.stream.Collectors;
 
 /**
- * One content node (distribution key) of a content cluster, in memory: the documents routed to it (and
- * all documents of global types), matched and ranked as proton would, behind the search protocol.
+ * One content node (distribution key) of a content cluster, in memory: its copies of the documents routed to it (and
+ * of all documents of global types), the active ones matched and ranked as proton would, behind the search protocol.
  * Searches run concurrently with each other; writes are exclusive.
  *
  * It keeps the documents (one index per type, {@link NodeIndexes}), the lock between searches and writes, and
