@@ -9,6 +9,7 @@ import ai.vespa.searchlib.searchprotocol.protobuf.SearchProtocol;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
 import com.yahoo.document.DocumentUpdate;
+import com.yahoo.document.GlobalId;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -25,8 +26,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.stream.Collectors;
 
 /**
- * One content node (distribution key) of a content cluster, in memory: the documents routed to it (and
- * all documents of global types), matched and ranked as proton would, behind the search protocol.
+ * One content node (distribution key) of a content cluster, in memory: its copies of the documents routed to it (and
+ * of all documents of global types), the active ones matched and ranked as proton would, behind the search protocol.
  * Searches run concurrently with each other; writes are exclusive.
  *
  * It keeps the documents (one index per type, {@link NodeIndexes}), the lock between searches and writes, and
@@ -49,19 +50,29 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
     private volatile Docsums docsums;
     private final Object flushLock = new Object();
     private final Map<String, Long> flushedChanges = new HashMap<>(); // per type: its change count when last flushed or loaded
+    private final Map<String, Long> flushedNotReady = new HashMap<>(); // per type: its not-ready copies' change count when last flushed or loaded
     private Path stateDirectory; // null: this node keeps no state on disk
     private Map<String, String> indexingIdentity = Map.of();
     private final Map<String, String> fingerprints = new java.util.concurrent.ConcurrentHashMap<>();
 
-    /** A node that ranks each query on one thread. */
+    /** A node alone that ranks each query on one thread: it indexes and searches every document it is given (see NodeIndexes). */
     public ContentNode(ContentClusterConfig config, int distributionKey) {
         this(config, distributionKey, SearchThreads.single());
     }
 
-    /** A node that ranks each query on the threads the given policy chooses (shared with the other nodes). */
+    /** A node alone that ranks each query on the threads the given policy chooses (shared with the other nodes). */
     public ContentNode(ContentClusterConfig config, int distributionKey, SearchThreads threads) {
+        this(config, distributionKey, threads, false);
+    }
+
+    /**
+     * A node that ranks each query on the threads the given policy chooses; if it places replicas, it holds each
+     * document it is given as the copy its cluster's redundancy and ready copies make it (ContentClusterConfig#copy):
+     * indexed and searched (active), indexed only (ready) or kept track of only (not ready).
+     */
+    public ContentNode(ContentClusterConfig config, int distributionKey, SearchThreads threads, boolean placesReplicas) {
         this.threads = threads;
-        this.indexes = new NodeIndexes(config, distributionKey);
+        this.indexes = new NodeIndexes(config, distributionKey, placesReplicas);
         this.docsums = new Docsums(indexes, programs);
     }
 
@@ -72,17 +83,49 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
 
     /** Stores a document (processed by the indexing script) written by the store at this timestamp, replacing any with the same id. */
     public void put(Document document, long timestamp) {
-        DocumentIndex index = indexes.index(document.getDataType().getName());
+        String type = document.getDataType().getName();
+        DocumentIndex index = indexes.index(type);
+        NotReadyCopies notReady = indexes.notReady(type);
+        GlobalId gid = DocumentIndex.globalId(document.getId());
         lock.writeLock().lock();
-        try { index.setTimestamp(index.put(document), timestamp); }
+        try {
+            if (indexes.copy(type, gid).indexed()) {
+                index.setTimestamp(index.put(document), timestamp);
+                notReady.remove(gid);
+            }
+            else {
+                notReady.put(gid, timestamp);
+                index.remove(document.getId());
+            }
+        }
         finally { lock.writeLock().unlock(); }
     }
 
-    /** Removes a document; returns whether this node had it. */
+    /** Removes a document; returns whether this node had it (a copy of it, indexed or not). */
     public boolean remove(DocumentId id) {
         DocumentIndex index = indexes.index(id.getDocType());
+        NotReadyCopies notReady = indexes.notReady(id.getDocType());
         lock.writeLock().lock();
-        try { return index.remove(id); }
+        try { return index.remove(id) | notReady.remove(DocumentIndex.globalId(id)); }
+        finally { lock.writeLock().unlock(); }
+    }
+
+    /**
+     * Applies an update written by the store at this timestamp to this node's copy: to the document, if its copy is
+     * indexed (see {@link #update(DocumentUpdate, long)}); else the copy (kept track of only) is now of this version.
+     * Returns whether the node had a copy, or the update created one.
+     */
+    public boolean applyUpdate(DocumentUpdate update, long timestamp) {
+        String type = update.getDocumentType().getName();
+        GlobalId gid = DocumentIndex.globalId(update.getId());
+        if (indexes.copy(type, gid).indexed()) return update(update, timestamp).isPresent();
+        NotReadyCopies notReady = indexes.notReady(type);
+        lock.writeLock().lock();
+        try {
+            if ( ! notReady.contains(gid) && ! Boolean.TRUE.equals(update.getCreateIfNonExistent())) return false;
+            notReady.put(gid, timestamp);
+            return true;
+        }
         finally { lock.writeLock().unlock(); }
     }
 
@@ -113,14 +156,14 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
         finally { lock.writeLock().unlock(); }
     }
 
-    /** The stored document with this id, if this node has it. */
+    /** The stored document with this id, if this node has it indexed. */
     public Optional<Document> get(DocumentId id) {
         lock.readLock().lock();
         try { return indexes.index(id.getDocType()).get(id); }
         finally { lock.readLock().unlock(); }
     }
 
-    /** The number of documents on this node, all types. */
+    /** The number of documents this node searches (its active copies), all types. */
     public long activeDocuments() {
         lock.readLock().lock();
         try { return indexes.activeDocuments(); }
@@ -190,10 +233,25 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
 
     /** The documents this node searches, by document type. */
     public Map<String, Long> activeDocumentsByType() {
+        Map<String, Long> counts = new java.util.TreeMap<>();
+        documentCounts().forEach((type, documents) -> counts.put(type, documents.active()));
+        return counts;
+    }
+
+    /**
+     * The copies of documents this node holds, by document type, as proton counts them per document database:
+     * total (every copy, content.proton.documentdb.documents.total), ready (the indexed ones, .ready) and active
+     * (the searched ones, .active).
+     */
+    public record DocumentCounts(long total, long ready, long active) {}
+
+    /** The documents this node holds, by document type. */
+    public Map<String, DocumentCounts> documentCounts() {
         lock.readLock().lock();
         try {
-            Map<String, Long> counts = new java.util.TreeMap<>();
-            indexes.all().forEach((type, index) -> counts.put(type, (long) index.searchedCount()));
+            Map<String, DocumentCounts> counts = new java.util.TreeMap<>();
+            indexes.all().forEach((type, index) -> counts.put(type, new DocumentCounts(index.documentCount() + indexes.notReady(type).size(),
+                                                                                       index.documentCount(), index.searchedCount())));
             return counts;
         }
         finally { lock.readLock().unlock(); }
@@ -221,7 +279,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
         synchronized (flushLock) {
             Set<String> notLoaded = new HashSet<>();
             while (true) {
-                NodeIndexes fresh = new NodeIndexes(indexes.config(), distributionKey());
+                NodeIndexes fresh = new NodeIndexes(indexes.config(), distributionKey(), indexes.placesReplicas());
                 String failed = null;
                 for (DocumentIndex index : fresh.all().values()) {
                     if (notLoaded.contains(index.name())) continue;
@@ -249,6 +307,7 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
                     fresh.close();
                     continue; // again, into fresh indexes, without the type that failed
                 }
+                for (String type : fresh.all().keySet()) loadNotReady(type, fresh.notReady(type));
                 fresh.resolveReferences();
                 lock.writeLock().lock();
                 try {
@@ -257,8 +316,10 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
                     docsums = new Docsums(fresh, programs);
                     old.close();
                     flushedChanges.clear();
-                    for (DocumentIndex index : fresh.all().values())
+                    for (DocumentIndex index : fresh.all().values()) {
                         if ( ! notLoaded.contains(index.name())) flushedChanges.put(index.name(), index.changes());
+                        flushedNotReady.put(index.name(), fresh.notReady(index.name()).changes());
+                    }
                 }
                 finally { lock.writeLock().unlock(); }
                 Set<String> loaded = new HashSet<>(fresh.all().keySet());
@@ -267,6 +328,24 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
             }
         }
     }
+
+    /**
+     * Loads the not-ready copies of a type flushed by {@link #flush}, if their file is there and whole; else they start
+     * empty, to be added by the catch-up with the store (cheap: no indexing).
+     */
+    private void loadNotReady(String type, NotReadyCopies copies) {
+        Path file = notReadyFile(type);
+        if ( ! Files.exists(file)) return;
+        try {
+            copies.read(file);
+            log.info("Loaded " + copies.size() + " not-ready copies of " + type + " on node " + distributionKey());
+        }
+        catch (IOException | RuntimeException e) {
+            log.warning("Not-ready copies " + file + " are not used, they are taken from the store again: " + e.getMessage());
+        }
+    }
+
+    private Path notReadyFile(String type) { return stateDirectory.resolve(type + ".notready"); }
 
     /**
      * Writes the state of each document type that changed since it was last written or loaded, each to a
@@ -292,6 +371,17 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
                 }
                 finally { lock.readLock().unlock(); }
             }
+            for (String type : List.copyOf(indexes.all().keySet())) {
+                lock.readLock().lock();
+                try {
+                    NotReadyCopies copies = indexes.notReady(type);
+                    Long flushed = flushedNotReady.get(type);
+                    if (flushed == null ? copies.size() == 0 && ! Files.exists(notReadyFile(type)) : flushed == copies.changes()) continue;
+                    written += copies.write(notReadyFile(type));
+                    flushedNotReady.put(type, copies.changes());
+                }
+                finally { lock.readLock().unlock(); }
+            }
             return written;
         }
     }
@@ -301,23 +391,33 @@ public final class ContentNode implements SearchBackend, AutoCloseable {
      * {@link #endCatchUp}. Used when catching up with the store after loading state.
      */
     public boolean verify(DocumentId id, long timestamp) {
-        DocumentIndex index = indexes.index(id.getDocType());
+        String type = id.getDocType();
+        DocumentIndex index = indexes.index(type);
+        GlobalId gid = DocumentIndex.globalId(id);
         lock.writeLock().lock();
-        try { return index.verify(DocumentIndex.globalId(id), timestamp); }
+        try { // the copy must be held as the kind this node should hold (the cluster's redundancy may have changed)
+            return indexes.copy(type, gid).indexed() ? index.verify(gid, timestamp) : indexes.notReady(type).verify(gid, timestamp);
+        }
         finally { lock.writeLock().unlock(); }
     }
 
     /** Starts catching up with the store: from now, what is neither verified nor written is removed by {@link #endCatchUp}. */
     public void beginCatchUp() {
         lock.writeLock().lock();
-        try { indexes.all().values().forEach(DocumentIndex::beginCatchUp); }
+        try {
+            indexes.all().values().forEach(DocumentIndex::beginCatchUp);
+            indexes.all().keySet().forEach(type -> indexes.notReady(type).beginCatchUp());
+        }
         finally { lock.writeLock().unlock(); }
     }
 
     /** Ends a catch-up: removes the documents the store no longer has. Returns how many. */
     public int endCatchUp() {
         lock.writeLock().lock();
-        try { return indexes.all().values().stream().mapToInt(DocumentIndex::removeUnverified).sum(); }
+        try {
+            return indexes.all().values().stream().mapToInt(DocumentIndex::removeUnverified).sum()
+                   + indexes.all().keySet().stream().mapToInt(type -> indexes.notReady(type).removeUnverified()).sum();
+        }
         finally { lock.writeLock().unlock(); }
     }
 

@@ -17,7 +17,13 @@ import java.util.function.Predicate;
 
 /**
  * The document indexes of one content node, one per document type of its cluster (imported fields
- * resolved between them), with each schema's rank assets. Not synchronized: the content node locks.
+ * resolved between them), with each schema's rank assets, and the not-ready copies of each type. Not synchronized:
+ * the content node locks.
+ *
+ * A node that places replicas (as the runtime's serving nodes do) holds a document as the cluster's
+ * {@link ContentClusterConfig#copy} says: its ready copies are indexed, and searched where active (the bucket owner's);
+ * its not-ready copies are bookkeeping ({@link NotReadyCopies}). A node that does not (a node alone, as tests build
+ * it) indexes and searches every document of a type that is not global it is given.
  */
 final class NodeIndexes implements AutoCloseable {
 
@@ -25,25 +31,46 @@ final class NodeIndexes implements AutoCloseable {
     private final int distributionKey;
     private final Map<String, DocumentIndex> indexes = new LinkedHashMap<>();
     private final Map<String, RankAssets> assets = new LinkedHashMap<>();
+    private final Map<String, NotReadyCopies> notReady = new LinkedHashMap<>();
+    private final boolean placesReplicas;
 
-    NodeIndexes(ContentClusterConfig config, int distributionKey) {
+    NodeIndexes(ContentClusterConfig config, int distributionKey, boolean placesReplicas) {
         if ( ! config.distributionKeys().contains(distributionKey))
             throw new IllegalArgumentException("No node with distribution key " + distributionKey + " in " + config.clusterName() + ": " + config.distributionKeys());
         this.config = config;
         this.distributionKey = distributionKey;
+        this.placesReplicas = placesReplicas;
         DocumentTypeManager types = new DocumentTypeManager(config.documentManager());
         for (SchemaConfigs schema : config.schemas().values()) {
-            indexes.put(schema.name(), new DocumentIndex(schema, types, searchedHere(config, schema.name(), distributionKey)));
+            indexes.put(schema.name(), new DocumentIndex(schema, types, searchedHere(schema.name())));
             assets.put(schema.name(), new RankAssets(schema, config.packageDir()));
+            notReady.put(schema.name(), new NotReadyCopies());
         }
         for (DocumentIndex index : indexes.values()) index.importFrom(indexes);
     }
 
-    /** Which documents of a type a search on this node finds: for a global type on a node of several, the copies of the buckets it owns. */
-    private static Predicate<GlobalId> searchedHere(ContentClusterConfig config, String type, int distributionKey) {
-        if ( ! config.isGlobal(type) || config.distributionKeys().size() == 1) return null;
-        return gid -> config.bucketOwner(gid) == distributionKey;
+    /**
+     * Which indexed documents of a type a search on this node finds (null: all): those whose copy here is active, for a
+     * global type on a node of several, and for any type on a node that places replicas, if there are several.
+     */
+    private Predicate<GlobalId> searchedHere(String type) {
+        if (config.isGlobal(type) ? config.distributionKeys().size() == 1 : ! placesReplicas || config.redundancy() == 1) return null;
+        return gid -> copy(type, gid) != ContentClusterConfig.Copy.READY;
     }
+
+    /** The copy this node holds of a document of the type, as its cluster places them (see the class comment). */
+    ContentClusterConfig.Copy copy(String type, GlobalId gid) {
+        if ( ! placesReplicas && ! config.isGlobal(type)) return ContentClusterConfig.Copy.ACTIVE;
+        return config.copy(type, gid, distributionKey);
+    }
+
+    /** The not-ready copies of a document type. */
+    NotReadyCopies notReady(String documentType) {
+        index(documentType); // fails for a type the cluster does not have
+        return notReady.get(documentType);
+    }
+
+    boolean placesReplicas() { return placesReplicas; }
 
     int distributionKey() { return distributionKey; }
 

@@ -25,7 +25,9 @@ import java.nio.file.Path;
 /**
  * The content nodes of a package, each one a shard of the engine behind proton's RPC protocol,
  * listening where the package's model says that node is. Documents of global types go to every
- * node; the others to one node, chosen by their global id, as buckets spread them in Vespa.
+ * node; the others to as many nodes as the cluster's redundancy says, chosen by their global id, as buckets spread
+ * them in Vespa (ContentClusterConfig#holders): each node holds its copy as active, ready or not ready, so that a
+ * query finds each document once, on the node whose copy is active.
  */
 public class ContentServing implements IndexedContent, AutoCloseable {
 
@@ -47,7 +49,7 @@ public class ContentServing implements IndexedContent, AutoCloseable {
                 DispatchNodesConfig dispatch = model.getConfig(DispatchNodesConfig.class,
                                                                services.containerCluster() + "/component/dispatcher." + cluster);
                 for (DispatchNodesConfig.Node spec : dispatch.node()) {
-                    ContentNode engine = new ContentNode(clusters.get(cluster), spec.key(), searchThreads);
+                    ContentNode engine = new ContentNode(clusters.get(cluster), spec.key(), searchThreads, true);
                     ReadinessGate gate = new ReadinessGate(engine);
                     ProtonRpcServer server = new ProtonRpcServer(gate, spec.host(), spec.port());
                     NodeStateApi state;
@@ -137,12 +139,15 @@ public class ContentServing implements IndexedContent, AutoCloseable {
      * whose selection accepts it. A cluster whose selection no longer accepts the new version drops the one it held
      * (Vespa routes the put past that cluster and leaves its older copy there until garbage collection removes it; the
      * runtime's one store keeps one version of a document, so a cluster holds what its selection accepts of the store).
+     * A copy that holds this very version (the store's timestamp) is not written again.
      */
     @Override
     public void put(Document document, long timestamp) {
         for (Node node : nodesOf(document.getId())) {
-            if (selectionOf(node).accepts(document)) node.engine().put(document, timestamp);
-            else node.engine().remove(document.getId());
+            if ( ! selectionOf(node).accepts(document)) node.engine().remove(document.getId());
+            else if ( ! node.engine().verify(document.getId(), timestamp)) node.engine().put(document, timestamp);
+            // else: a catch-up's put of a version this copy already holds (another copy was stale): left as it is, so that
+            // a copy loaded from the flushed state is not indexed again (which would reorder its nearest-neighbor graph)
         }
     }
 
@@ -155,7 +160,7 @@ public class ContentServing implements IndexedContent, AutoCloseable {
     public boolean update(DocumentUpdate update, Document updated, long timestamp) {
         boolean applied = true;
         for (Node node : nodesOf(update.getId())) {
-            if (selectionOf(node).accepts(updated)) applied &= node.engine().update(update, timestamp).isPresent();
+            if (selectionOf(node).accepts(updated)) applied &= node.engine().applyUpdate(update, timestamp);
             else node.engine().remove(update.getId());
         }
         return applied;
@@ -163,22 +168,19 @@ public class ContentServing implements IndexedContent, AutoCloseable {
 
     /**
      * Whether every node that holds the document holds this version: each node of a cluster without a selection, and
-     * in the clusters with one, a node of one of them (which of them should is decided by the document's content, not
-     * read here). Verifying on every node, as each keeps what it verified.
+     * in the clusters with one, each node of one of them (which of them should is decided by the document's content,
+     * not read here). Verifying on every node, as each keeps what it verified.
      */
     @Override
     public boolean isCurrent(DocumentId id, long timestamp) {
         boolean current = true;
-        boolean selective = false, selectedCurrent = false;
+        Map<String, Boolean> selectedCurrent = new java.util.HashMap<>(); // per cluster with a selection: every copy there verified
         for (Node node : nodesOf(id)) {
             boolean verified = node.engine().verify(id, timestamp);
-            if (selectionOf(node).isSelective()) {
-                selective = true;
-                selectedCurrent |= verified;
-            }
+            if (selectionOf(node).isSelective()) selectedCurrent.merge(node.cluster(), verified, Boolean::logicalAnd);
             else current &= verified;
         }
-        return current && ( ! selective || selectedCurrent);
+        return current && (selectedCurrent.isEmpty() || selectedCurrent.containsValue(true));
     }
 
     @Override
@@ -198,15 +200,14 @@ public class ContentServing implements IndexedContent, AutoCloseable {
 
     private ClusterSelection selectionOf(Node node) { return clusters.get(node.cluster()).selection(); }
 
-    /** Every node of a cluster with the type, for a global type; else the node of each such cluster its bucket belongs to. */
+    /** The nodes holding a copy of the document in each cluster with its type: every node for a global type, else its bucket's replicas. */
     private List<Node> nodesOf(DocumentId id) {
         String type = id.getDocType();
         GlobalId gid = new GlobalId(id.getGlobalId());
         List<Node> holding = new ArrayList<>();
         for (Node node : nodes) {
             ContentClusterConfig cluster = clusters.get(node.cluster());
-            if (cluster.schemas().containsKey(type)
-                && (cluster.isGlobal(type) || cluster.bucketOwner(gid) == node.engine().distributionKey()))
+            if (cluster.schemas().containsKey(type) && cluster.copy(type, gid, node.engine().distributionKey()) != ContentClusterConfig.Copy.NONE)
                 holding.add(node);
         }
         return holding;

@@ -66,10 +66,17 @@ public final class ContentClusterConfigs {
                                                   model.getConfig(com.yahoo.vespa.config.search.summary.JuniperrcConfig.class, id)));
             if (cluster.isGloballyDistributed(type)) global.add(schema);
         }
+        if (cluster.getRootGroup().getNumberOfLeafGroups() > 1)
+            throw new IllegalArgumentException("Content cluster '" + name + "': groups (" + cluster.getRootGroup().getNumberOfLeafGroups() +
+                                               " leaf groups) are not supported by this runtime: give the cluster its nodes in one <nodes> (or one group)");
         var keys = cluster.getRootGroup().recursiveGetNodes().stream().map(StorageNode::getDistributionKey).sorted().toList();
         DocumentmanagerConfig documents = model.getConfig(DocumentmanagerConfig.class, name);
+        // Vespa's numbers, as its distributors and proton get them (StorDistributionConfig redundancy and ready_copies):
+        // min-redundancy or redundancy, and searchable-copies or its default, capped at the number of nodes
+        var redundancy = cluster.getRedundancy();
         return new ContentClusterConfig(name, packageDir.toAbsolutePath(), documents, keys, global, schemas,
-                                        ClusterSelection.of(cluster.getRoutingSelector()));
+                                        ClusterSelection.of(cluster.getRoutingSelector()),
+                                        redundancy.effectiveFinalRedundancy(), redundancy.effectiveReadyCopies());
     }
 
 }

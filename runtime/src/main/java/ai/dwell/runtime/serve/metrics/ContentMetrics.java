@@ -14,9 +14,9 @@ import java.util.function.Supplier;
 /**
  * The content nodes' metrics, under proton's names, of service vespa.searchnode: per node what it counted of the
  * requests it served (engine.NodeMetrics), per node, document type and rank profile (dimension rankProfile) the
- * queries, their match and rerank time and documents matched and reranked, and per node and document type the documents it searches
- * (content.proton.documentdb.documents.active and .total, which are the same here: the runtime has no not-ready
- * documents). Dimensions: clusterid, distributionkey, and documenttype where per type.
+ * queries, their match and rerank time and documents matched and reranked, and per node and document type the copies of
+ * documents it holds (content.proton.documentdb.documents.total: every copy, .ready: the indexed ones, .active: the
+ * searched ones; see ContentNode#documentCounts). Dimensions: clusterid, distributionkey, and documenttype where per type.
  */
 public final class ContentMetrics implements Supplier<List<MetricsPacket>> {
 
@@ -42,10 +42,11 @@ public final class ContentMetrics implements Supplier<List<MetricsPacket>> {
                        .putDimension(DimensionId.toDimensionId("rankProfile"), typeAndProfile.get(1));
                 values.forEach((name, value) -> builder.putMetric(MetricId.toMetricId(name), value));
             })));
-            node.activeDocumentsByType().forEach((type, documents) -> packets.add(packet(cluster, node).apply(builder -> builder
+            node.documentCounts().forEach((type, documents) -> packets.add(packet(cluster, node).apply(builder -> builder
                     .putDimension(DimensionId.toDimensionId("documenttype"), type)
-                    .putMetric(MetricId.toMetricId("content.proton.documentdb.documents.active.last"), documents)
-                    .putMetric(MetricId.toMetricId("content.proton.documentdb.documents.total.last"), documents))));
+                    .putMetric(MetricId.toMetricId("content.proton.documentdb.documents.active.last"), documents.active())
+                    .putMetric(MetricId.toMetricId("content.proton.documentdb.documents.ready.last"), documents.ready())
+                    .putMetric(MetricId.toMetricId("content.proton.documentdb.documents.total.last"), documents.total()))));
         });
         return packets;
     }

@@ -66,9 +66,10 @@ public final class NodeStateApi implements AutoCloseable {
         add(values, node.metrics().snapshot(), Map.of());
         node.metrics().rankProfileSnapshots().forEach((typeAndProfile, snapshot) ->
                 add(values, snapshot, Map.of("documenttype", typeAndProfile.get(0), "rankProfile", typeAndProfile.get(1))));
-        node.activeDocumentsByType().forEach((type, documents) ->
-                add(values, Map.of("content.proton.documentdb.documents.active.last", documents,
-                                   "content.proton.documentdb.documents.total.last", documents), Map.of("documenttype", type)));
+        node.documentCounts().forEach((type, documents) ->
+                add(values, Map.of("content.proton.documentdb.documents.active.last", documents.active(),
+                                   "content.proton.documentdb.documents.ready.last", documents.ready(),
+                                   "content.proton.documentdb.documents.total.last", documents.total()), Map.of("documenttype", type)));
         return root;
     }
 
