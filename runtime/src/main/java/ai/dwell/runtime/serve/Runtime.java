@@ -106,6 +106,10 @@ public class Runtime implements Deployments, AutoCloseable {
 
     /** Serves the last activated package again, if there is one: after a restart, also after kill -9. */
     public synchronized void recover() {
+        if (active != null) { // a deploy reached the config server before this (it starts first): that is what serves now
+            log.info("Not recovering: session " + active.sessionId() + " was deployed while the runtime started");
+            return;
+        }
         var session = data.active();
         if (session.isEmpty()) return;
         Path dir = data.application(session.getAsLong());
