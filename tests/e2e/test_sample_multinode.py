@@ -44,9 +44,9 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
     rt = Runtime(copy.parent / "data")
     rt.start()
     try:
-        # The runtime's Main recovers the last active session right after starting the config server and the metrics
-        # proxy; a deploy that gets in before that recovery is served twice, the container restarted under the feed
-        # (the README row's "four of the five POSTs answered nothing"). Deploy once the metrics proxy answers.
+        # Deploy once the metrics proxy answers, as the README waits for its nodes' ports. (A deploy that got in before
+        # the runtime's recovery of the last session used to be served twice, the container restarted under the feed:
+        # the README row's "four of the five POSTs answered nothing"; Runtime.recover() now leaves it serving.)
         deadline = time.time() + 60
         while not answers("http://localhost:19092/metrics/v1/values"):
             assert time.time() < deadline, rt.log()
