@@ -2,7 +2,7 @@
 `./dwell start`, against the floor of reading its whole data directory once, sequentially.
 
     ./dwell bench --restart                          # tiny and medium corpora
-    ./dwell bench --restart --presets tiny,medium,w1  # W1 needs DWELL_HEAP=14g (two indexed copies of each comment: bench/README.md) and more than the half hour it took with one
+    ./dwell bench --restart --presets tiny,medium,w1  # W1 needs DWELL_HEAP=10g and about half an hour today
     ./dwell bench --restart --presets tiny --smoke    # seconds long: checks the tool (CI)
 
 For each corpus size it starts a runtime of its own (own data directory), deploys target/application,
