@@ -56,7 +56,7 @@ public class ReplicasTest {
     void vespasModelGivesTheRedundancyAndReadyCopies(@TempDir Path tmp) throws Exception {
         ContentClusterConfig dwell = DwellPackage.cluster();
         assertEquals(2, dwell.redundancy(), "dwell's min-redundancy 2");
-        assertEquals(2, dwell.readyCopies(), "searchable-copies not given: Vespa makes it 2 where redundancy is above 1");
+        assertEquals(1, dwell.readyCopies(), "dwell's searchable-copies 1");
 
         Path replicas = DwellPackage.root().resolve("tests/apps/replicas");
         ContentClusterConfig items = ContentClusterConfigs.from(DwellPackage.model(replicas), "items", replicas);
@@ -70,7 +70,7 @@ public class ReplicasTest {
         Files.writeString(services, xml.replaceAll("(?s)<engine>.*</engine>", "").replace("<min-redundancy>3<", "<min-redundancy>5<"));
         ContentClusterConfig capped = ContentClusterConfigs.from(DwellPackage.model(copy), "items", copy);
         assertEquals(3, capped.redundancy(), "min-redundancy 5 on 3 nodes: capped at the nodes, as Vespa's effective redundancy");
-        assertEquals(2, capped.readyCopies(), "the default searchable copies");
+        assertEquals(2, capped.readyCopies(), "searchable-copies not given: Vespa makes it 2 where redundancy is above 1");
         Files.writeString(services, xml.replaceAll("(?s)<engine>.*</engine>", "").replace("<min-redundancy>3<", "<min-redundancy>1<"));
         ContentClusterConfig single = ContentClusterConfigs.from(DwellPackage.model(copy), "items", copy);
         assertEquals(1, single.redundancy());
