@@ -98,8 +98,10 @@ public record ContentClusterConfig(String clusterName,
      * not ready (the rest of the holders': kept, not indexed, as proton's not-ready sub-database) or none.
      */
     public Copy copy(String documentType, GlobalId gid, int distributionKey) {
-        int position = holders(documentType, gid).indexOf(distributionKey);
-        if (position < 0) return Copy.NONE;
+        int index = distributionKeys.indexOf(distributionKey);
+        if (index < 0) return Copy.NONE;
+        int position = Math.floorMod(index - ownerIndex(gid), distributionKeys.size()); // its place in holders(), without making the list
+        if (position >= (isGlobal(documentType) ? distributionKeys.size() : redundancy)) return Copy.NONE;
         if (position == 0) return Copy.ACTIVE;
         return isGlobal(documentType) || position < readyCopies ? Copy.READY : Copy.NOT_READY;
     }
