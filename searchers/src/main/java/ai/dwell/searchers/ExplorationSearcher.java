@@ -49,6 +49,7 @@ public class ExplorationSearcher extends Searcher implements AutoCloseable {
     static final int MAX_CANDIDATES = 400;
 
     private final ImpressionLog impressions;
+    private final String idSummary;
 
     public ExplorationSearcher(ExplorationConfig config) { this(config, null); }
 
@@ -56,6 +57,7 @@ public class ExplorationSearcher extends Searcher implements AutoCloseable {
     @Inject
     public ExplorationSearcher(ExplorationConfig config, Metric metric) {
         this.impressions = new ImpressionLog(config.impressionLog(), config.queueCapacity(), metric);
+        this.idSummary = config.idSummary();
     }
 
     @Override
@@ -83,7 +85,6 @@ public class ExplorationSearcher extends Searcher implements AutoCloseable {
         query.setHits(Math.max(shown, candidates));
         Result result = execution.search(query);
         if (result.hits().getError() != null) return result;
-        execution.fill(result, query.getPresentation().getSummary());
 
         List<Hit> ranked = new ArrayList<>();
         for (Hit hit : result.hits())
@@ -93,8 +94,10 @@ public class ExplorationSearcher extends Searcher implements AutoCloseable {
         Slate slate = sampler.sample(scores, shown, random);
 
         for (Hit hit : ranked) result.hits().remove(hit.getId());
+        boolean[] isShown = new boolean[ranked.size()];
         for (int position = 0; position < slate.size(); position++) {
             Hit hit = ranked.get(slate.candidate(position));
+            isShown[slate.candidate(position)] = true;
             hit.setField("position", position);
             hit.setField("greedy_position", slate.candidate(position));
             hit.setField("step_propensity", slate.stepPropensity(position));
@@ -106,10 +109,36 @@ public class ExplorationSearcher extends Searcher implements AutoCloseable {
         result.hits().setField("explored", slate.explored());
         query.setHits(shown);
 
+        Optional<ErrorMessage> idError = fillIds(query, ranked, isShown, execution);
+        execution.fill(result, query.getPresentation().getSummary());
+        if (idError.isPresent()) {
+            result.hits().addError(idError.get());
+            return result; // an impression without its candidates' ids would not join: none is logged
+        }
         impressions.append(impression(query, view.get(), queryId, ranked, slate));
         if (query.getTrace().isTraceable(2))
             query.trace("Exploration: " + slate + " from " + ranked.size() + " candidates", 2);
         return result;
+    }
+
+    /**
+     * Fills the candidates that are not shown with the id summary class, so that the impression names them: only the
+     * shown hits get the view's summary class (its text and attributes), the others only their document ids. A
+     * candidate that already holds its id (from the hot-article cache's window) is left as it is. Without an id
+     * summary class configured, every candidate is filled with the view's class, as the shown ones.
+     */
+    private Optional<ErrorMessage> fillIds(Query query, List<Hit> ranked, boolean[] isShown, Execution execution) {
+        String idClass = idSummary.isEmpty() ? query.getPresentation().getSummary() : idSummary;
+        Result others = new Result(query);
+        for (int i = 0; i < ranked.size(); i++)
+            if ( ! isShown[i] && ranked.get(i).getField("documentid") == null) others.hits().add(ranked.get(i));
+        if (others.hits().size() == 0) return Optional.empty();
+        execution.fill(others, idClass);
+        if (others.hits().getError() != null) return Optional.of(others.hits().getError());
+        for (Hit hit : others.hits())
+            if (hit.getField("documentid") == null)
+                return Optional.of(ErrorMessage.createBackendCommunicationError("Summary class '" + idClass + "' gave no documentid for " + hit.getId()));
+        return Optional.empty();
     }
 
     private static Impression impression(Query query, ArticleView view, String queryId, List<Hit> ranked, Slate slate) {

@@ -228,6 +228,10 @@ public class ArticleViewCacheSearcherTest {
             for (Hit hit : view.hits().asList())
                 assertNull(hit.getField("embedding"), "only the view's own summary class is shown, on a miss as on a hit");
         assertEquals(0, backend.fills("embedding"), "a miss fetches the view's own summary class only");
+        assertEquals(0, backend.fills("ids"), "the window's candidates hold their ids: exploration fetches none");
+        Result uncached = search("/search/?article=a1&hits=5&cache=false");
+        assertEquals(5, uncached.hits().size());
+        assertEquals(1, backend.fills("ids"), "an uncached view fetches the ids of the candidates it does not show");
         Execution execution = new Execution(new com.yahoo.component.chain.Chain<>(chain), Execution.Context.createContextStub());
         execution.fill(cached, "embedding"); // in alsoFill
         assertNull(cached.hits().getError());

@@ -25,6 +25,8 @@ class CommentsBackend extends Searcher {
     private volatile int lastRequestedHits;
     private final AtomicInteger searches = new AtomicInteger();
     private final Map<String, AtomicInteger> fills = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, java.util.Set<String>> filledComments = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.Set<String> failingClasses = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile boolean failFills;
 
     /** Comments c0, c1, ... with these scores, in this order (which should be descending). */
@@ -52,13 +54,15 @@ class CommentsBackend extends Searcher {
     @Override
     public void fill(Result result, String summaryClass, Execution execution) {
         fills.computeIfAbsent(String.valueOf(summaryClass), __ -> new AtomicInteger()).incrementAndGet();
-        if (failFills) {
+        if (failFills || failingClasses.contains(summaryClass)) {
             result.hits().addError(com.yahoo.search.result.ErrorMessage.createTimeout("a content node timed out filling " + summaryClass));
             return;
         }
         for (Hit hit : result.hits().asList()) {
             String comment = hit.getId().toString().substring("index:dwell/0/".length());
+            filledComments.computeIfAbsent(String.valueOf(summaryClass), __ -> java.util.concurrent.ConcurrentHashMap.newKeySet()).add(comment);
             hit.setField("documentid", "id:dwell:comment::" + comment);
+            if ("short".equals(summaryClass)) hit.setField("text", "the text of " + comment);
             if ("embedding".equals(summaryClass)) hit.setField("embedding", Tensor.from("tensor<float>(x[2]):[1, 0]"));
             hit.setFilled(summaryClass);
         }
@@ -71,6 +75,14 @@ class CommentsBackend extends Searcher {
 
     /** The number of fill requests of this summary class that reached the content cluster. */
     int fills(String summaryClass) { return fills.getOrDefault(String.valueOf(summaryClass), new AtomicInteger()).get(); }
+
+    /** The comments (c0, c1, ...) that fills of this summary class were asked for, over all fills. */
+    java.util.Set<String> filledComments(String summaryClass) {
+        return java.util.Set.copyOf(filledComments.getOrDefault(String.valueOf(summaryClass), java.util.Set.of()));
+    }
+
+    /** Makes the fills of this summary class fail. */
+    void failFills(String summaryClass) { failingClasses.add(summaryClass); }
 
     /** Makes every fill fail (as a content node that times out would) while set. */
     void failFills(boolean fail) { failFills = fail; }

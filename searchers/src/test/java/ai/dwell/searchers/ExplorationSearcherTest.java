@@ -131,6 +131,46 @@ public class ExplorationSearcherTest {
         assertNotEquals(a, b);
     }
 
+    @Test
+    void onlyTheShownHitsGetTheViewsSummary() throws Exception {
+        Result result = search("/search/?article=a1&hits=4&exploration.candidates=10&exploration.rate=1&exploration.temperature=3&exploration.seed=5");
+        List<String> shown = shownIds(result);
+        assertEquals(4, shown.size());
+        assertEquals(java.util.Set.copyOf(shown), backend.filledComments("short"), "the view's class: the shown hits alone");
+        java.util.Set<String> others = new java.util.HashSet<>();
+        for (int i = 0; i < 10; i++) if ( ! shown.contains("c" + i)) others.add("c" + i);
+        assertEquals(others, backend.filledComments("ids"), "the id class: the candidates not shown");
+        for (Hit hit : result.hits().asList()) assertEquals("the text of " + hit.getField("documentid").toString().substring("id:dwell:comment::".length()), hit.getField("text"));
+
+        JsonNode candidates = lastImpression().get("candidates");
+        assertEquals(10, candidates.size());
+        for (int i = 0; i < 10; i++)
+            assertEquals("id:dwell:comment::c" + i, candidates.get(i).get("id").asText(), "every candidate named, in score order");
+    }
+
+    @Test
+    void aFailedIdFillIsAnErrorAndLogsNoImpression() throws Exception {
+        search("/search/?article=a1&hits=3&query_id=first");
+        backend.failFills("ids");
+        Result failed = SearchChains.search(chain, "/search/?article=a1&hits=3&query_id=second");
+        assertNotNull(failed.hits().getError());
+        assertTrue(failed.hits().getError().getDetailedMessage().contains("ids"), failed.hits().getError().toString());
+        assertEquals("first", lastImpression().get("query_id").asText());
+        Thread.sleep(100);
+        assertEquals(1, Files.readAllLines(exploration.impressionLog().path()).size(), "nothing logged for the failed view");
+    }
+
+    @Test
+    void withoutAnIdSummaryEveryCandidateGetsTheViewsSummary() {
+        exploration.close();
+        exploration = new ExplorationSearcher(new ExplorationConfig.Builder().idSummary("")
+                                                      .impressionLog(dir.resolve("impressions.jsonl").toString()).build());
+        chain = List.of(SearchChains.articleSearcher(), exploration, backend);
+        search("/search/?article=a1&hits=3&exploration.candidates=8");
+        assertEquals(java.util.Set.of("c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7"), backend.filledComments("short"));
+        assertEquals(0, backend.fills("ids"));
+    }
+
     private Result search(String request) {
         Result result = SearchChains.search(chain, request);
         if (result.hits().getField("query_id") != null) logged++;

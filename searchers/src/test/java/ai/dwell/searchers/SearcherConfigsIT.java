@@ -21,6 +21,7 @@ public class SearcherConfigsIT {
         assertEquals(new SimilarCommentsConfig.Builder().build(), config(SimilarCommentsConfig.class, "SimilarCommentsSearcher"));
         assertEquals(new DuplicateCollapseConfig.Builder().build(), config(DuplicateCollapseConfig.class, "DuplicateCollapseSearcher"));
         assertEquals(new RankingModelConfig.Builder().build(), config(RankingModelConfig.class, "RankingModelSearcher"));
+        assertEquals(new ExplorationConfig.Builder().build(), config(ExplorationConfig.class, "ExplorationSearcher"));
     }
 
     @Test
@@ -34,6 +35,9 @@ public class SearcherConfigsIT {
         assertEquals(true, schema.rankProfiles().containsKey(article.defaultProfile()));
         assertEquals(true, schema.documentSummaries().containsKey(article.defaultSummary()));
         assertEquals(true, schema.documentSummaries().containsKey(similar.embeddingSummary()));
+        var ids = schema.documentSummaries().get(config(ExplorationConfig.class, "ExplorationSearcher").idSummary());
+        assertEquals(java.util.Set.of("documentid", "rankfeatures", "summaryfeatures"), ids.fields().keySet(),
+                     "the id class gives the document id alone, besides the two fields Vespa adds to every class");
     }
 
     private static <T extends ConfigInstance> T config(Class<T> type, String searcher) {
