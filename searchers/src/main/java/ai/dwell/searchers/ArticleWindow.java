@@ -4,6 +4,7 @@ import com.yahoo.search.Query;
 import com.yahoo.search.Result;
 import com.yahoo.search.result.Coverage;
 import com.yahoo.search.result.ErrorMessage;
+import com.yahoo.search.result.FeatureData;
 import com.yahoo.search.result.Hit;
 
 import java.util.ArrayList;
@@ -72,11 +73,21 @@ final class ArticleWindow {
         private static Hit copy(Hit hit, String summaryClass) {
             Hit copy = new Hit(hit.getId().toString(), hit.getRelevance());
             copy.setSource(hit.getSource());
-            hit.forEachField(copy::setField);
+            hit.forEachField((name, value) -> copy.setField(name, shared(value)));
             copy.setMeta(hit.isMeta());
             copy.setAuxiliary(hit.isAuxiliary());
             copy.setFilled(summaryClass);
             return copy;
+        }
+
+        /**
+         * A field value as the window's views share it: match features (as the content cluster sent them, not changed
+         * since) become {@link WindowFeatures}, which the views' impressions encode once; other values as they are.
+         */
+        private static Object shared(Object value) {
+            if (value == null || value.getClass() != FeatureData.class) return value;
+            com.yahoo.data.access.Inspector encoded = ((FeatureData) value).inspect(); // null if made from a map of tensors
+            return encoded != null ? new WindowFeatures(encoded) : value;
         }
 
     }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.yahoo.search.rendering.JsonGeneratorDataSink;
 import com.yahoo.search.rendering.NonFiniteToNullDataSink;
+import com.yahoo.search.result.FeatureData;
 import com.yahoo.tensor.serialization.JsonFormat;
 
 import java.io.IOException;
@@ -49,10 +50,13 @@ final class ImpressionJson {
                 json.writeStartObject();
                 json.writeStringField("id", candidate.id());
                 json.writeNumberField("score", candidate.score());
-                if (candidate.features() != null) {
+                if (candidate.features() instanceof WindowFeatures encoded) {
                     json.writeFieldName("features");
-                    // as FeatureData.toJson(true) renders them, straight into this generator (not through a string per candidate)
-                    candidate.features().asDataSource(SHORT_TENSORS).emit(new NonFiniteToNullDataSink(new JsonGeneratorDataSink(json)));
+                    json.writeRawValue(encoded.impressionJson()); // encoded once for every view of a cached window
+                }
+                else if (candidate.features() != null) {
+                    json.writeFieldName("features");
+                    writeFeatures(candidate.features(), json);
                 }
                 json.writeEndObject();
             }
@@ -74,6 +78,23 @@ final class ImpressionJson {
             throw new UncheckedIOException(e);
         }
         return out.toString();
+    }
+
+    /** Match features as an impression writes them: the JSON object the candidate's "features" field holds. */
+    static String features(FeatureData features) {
+        StringWriter out = new StringWriter();
+        try (JsonGenerator json = JSON.createGenerator(out)) {
+            writeFeatures(features, json);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString();
+    }
+
+    /** As FeatureData.toJson(true) renders them, straight into this generator (not through a string per candidate). */
+    private static void writeFeatures(FeatureData features, JsonGenerator json) throws IOException {
+        features.asDataSource(SHORT_TENSORS).emit(new NonFiniteToNullDataSink(new JsonGeneratorDataSink(json)));
     }
 
 }

@@ -189,6 +189,25 @@ public class ArticleViewCacheSearcherTest {
     }
 
     @Test
+    void cachedViewsShareTheirFeaturesAndLogThemAsAnUncachedView() throws Exception {
+        Result first = search("/search/?article=a1&hits=5&query_id=v1");
+        Result second = search("/search/?article=a1&hits=5&query_id=v2");
+        search("/search/?article=a1&hits=5&query_id=v3&cache=false");
+        assertEquals(2, backend.searches());
+        for (int i = 0; i < 5; i++) {
+            Object features = first.hits().get(i).getField("matchfeatures");
+            assertTrue(features instanceof WindowFeatures, "a window hit's features: " + features);
+            assertTrue(features == second.hits().get(i).getField("matchfeatures"), "shared by the window's views");
+        }
+        assertTrue(exploration.impressionLog().awaitWritten(3, 5000));
+        List<JsonNode> impressions = new ArrayList<>();
+        for (String line : Files.readAllLines(exploration.impressionLog().path())) impressions.add(new ObjectMapper().readTree(line));
+        assertEquals(3, impressions.size());
+        for (JsonNode impression : impressions.subList(0, 2))
+            assertEquals(impressions.get(2).get("candidates"), impression.get("candidates"), "the cached views log what the content cluster gave");
+    }
+
+    @Test
     void cacheFalseBypassesAndSoDoesAMaxAgeOfZero() {
         search("/search/?article=a1&hits=5");
         Result bypassed = search("/search/?article=a1&hits=5&cache=false");

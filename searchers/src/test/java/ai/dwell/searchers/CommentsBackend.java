@@ -43,12 +43,20 @@ class CommentsBackend extends Searcher {
         result.setTotalHitCount(scores.size());
         for (int i = 0; i < Math.min(scores.size(), query.getHits()); i++) {
             Hit hit = new Hit("index:dwell/0/c" + i, scores.get(i));
-            hit.setField("matchfeatures", new FeatureData(Map.of("baseline", Tensor.from(scores.get(i)),
-                                                                   "nn_input", Tensor.from("tensor<float>(x[2]):[" + i + ", 1]"))));
+            hit.setField("matchfeatures", matchFeatures(scores.get(i), i));
             hit.setFillable();
             result.hits().add(hit);
         }
         return result;
+    }
+
+    /** Match features as a content node sends them: doubles, and tensors in Vespa's binary format. */
+    private static FeatureData matchFeatures(double baseline, int i) {
+        com.yahoo.slime.Slime slime = new com.yahoo.slime.Slime();
+        com.yahoo.slime.Cursor features = slime.setObject();
+        features.setDouble("baseline", baseline);
+        features.setData("nn_input", com.yahoo.tensor.serialization.TypedBinaryFormat.encode(Tensor.from("tensor<float>(x[2]):[" + i + ", 1]")));
+        return new FeatureData(new com.yahoo.data.access.slime.SlimeAdapter(slime.get()));
     }
 
     @Override

@@ -57,6 +57,32 @@ public class ImpressionJsonTest {
         assertTrue(line.contains("\"nn_input\":{\"type\":\"tensor<float>(x[9])\",\"values\":[0.0057578045,2.8332133,"), line);
     }
 
+    /** The features of a cached window's hit are encoded once, and the line is the very line of the plain features. */
+    @Test
+    void windowFeaturesWriteTheSameLineEncodedOnce() {
+        com.yahoo.slime.Slime slime = new com.yahoo.slime.Slime();
+        com.yahoo.slime.Cursor fields = slime.setObject();
+        fields.setDouble("age_hours", 123.77277777777778);
+        fields.setDouble("undefined", Double.NaN);
+        fields.setData("nn_input", com.yahoo.tensor.serialization.TypedBinaryFormat.encode(
+                Tensor.from("tensor<float>(x[3]):[0.0057578045, -0.0, 5.0]")));
+        fields.setData("scores", com.yahoo.tensor.serialization.TypedBinaryFormat.encode(Tensor.from("tensor(d{}):{a:1.5, b:-2.25}")));
+        var values = new com.yahoo.data.access.slime.SlimeAdapter(slime.get());
+        WindowFeatures shared = new WindowFeatures(values);
+        String plain = ImpressionJson.encode(impressionOf(new FeatureData(values)));
+        assertEquals(plain, ImpressionJson.encode(impressionOf(shared)));
+        String encoded = shared.impressionJson();
+        assertEquals(plain, ImpressionJson.encode(impressionOf(shared)), "again, from the kept encoding");
+        assertTrue(encoded == shared.impressionJson(), "encoded once");
+        assertTrue(plain.contains("\"features\":" + encoded + "}"), plain);
+    }
+
+    private static Impression impressionOf(FeatureData features) {
+        return new Impression("q4", 1L, "a1", "neural", 1L, 0.0, 1.0,
+                              List.of(new Impression.Candidate("id:dwell:comment::c0", 2.5, features),
+                                      new Impression.Candidate("id:dwell:comment::c1", 1.0, null)), SLATE);
+    }
+
     /** Every score, propensity and feature value reads back as the very double or float it was. */
     @Test
     void numbersReadBackExactly() throws Exception {
