@@ -1,9 +1,23 @@
 package ai.dwell.runtime.serve;
 
 import com.yahoo.vespa.configdefinition.IlscriptsConfig;
+import org.w3c.dom.Document;
+import org.w3c.dom.NodeList;
+import org.xml.sax.InputSource;
+import org.xml.sax.SAXException;
 
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
+import javax.xml.transform.OutputKeys;
+import javax.xml.transform.Transformer;
+import javax.xml.transform.TransformerException;
+import javax.xml.transform.TransformerFactory;
+import javax.xml.transform.dom.DOMSource;
+import javax.xml.transform.stream.StreamResult;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.StringReader;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,9 +29,9 @@ import java.util.zip.CRC32C;
 
 /**
  * What besides its schema decides a document type's index content, per type, for the fingerprint of its flushed
- * state: the type's indexing statements, and where they embed, the identity of the embedders: the package's
- * services.xml (where embedders are declared) and the path, size and a checksum of the first MiB of each model file
- * services.xml names; and where the package declares a linguistics component, its config and configDir files.
+ * state: the type's indexing statements, and where they embed, the identity of the embedders: the {@code <component>}
+ * elements of the package's services.xml (where embedders are declared) and the path, size and a checksum of the first
+ * MiB of each model file they name; and where the package declares a linguistics component, its config and configDir files.
  * A change to any of these makes the type's state unusable, so it is indexed again from the store.
  */
 final class IndexingIdentity {
@@ -86,14 +100,14 @@ final class IndexingIdentity {
         StringBuilder identity = new StringBuilder();
         try {
             Path services = packageDir.resolve("services.xml");
-            String servicesText = Files.exists(services) ? Files.readString(services) : "";
-            identity.append(servicesText).append('\n');
-            // the model files services.xml names (the embedders' models and tokenizers), not every model in the package:
+            String components = components(Files.exists(services) ? Files.readString(services) : "");
+            identity.append(components).append('\n');
+            // the model files the components name (the embedders' models and tokenizers), not every model in the package:
             // a ranking model or constant, or the build-meta.json each build writes, does not change what is indexed
             List<Path> models;
             try (Stream<Path> files = Files.walk(packageDir)) {
                 models = files.filter(Files::isRegularFile).filter(IndexingIdentity::isModelFile)
-                              .filter(file -> servicesText.contains(packageDir.relativize(file).toString()))
+                              .filter(file -> components.contains(packageDir.relativize(file).toString()))
                               .sorted().toList();
             }
             for (Path model : models)
@@ -102,6 +116,34 @@ final class IndexingIdentity {
         }
         catch (IOException e) {
             throw new UncheckedIOException("Could not read the embedders' files in " + packageDir, e);
+        }
+    }
+
+    /**
+     * The {@code <component>} elements of services.xml, where embedders are declared with their models and config, each
+     * as written: a change elsewhere (a searcher's config, a chain, the content cluster's tuning) does not change what is
+     * indexed. The whole text where it cannot be parsed.
+     */
+    static String components(String servicesText) {
+        if (servicesText.isBlank()) return "";
+        try {
+            DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+            factory.setNamespaceAware(false);
+            factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+            Document services = factory.newDocumentBuilder().parse(new InputSource(new StringReader(servicesText)));
+            Transformer transformer = TransformerFactory.newInstance().newTransformer();
+            transformer.setOutputProperty(OutputKeys.OMIT_XML_DECLARATION, "yes");
+            StringBuilder components = new StringBuilder();
+            NodeList elements = services.getElementsByTagName("component");
+            for (int i = 0; i < elements.getLength(); i++) {
+                StringWriter text = new StringWriter();
+                transformer.transform(new DOMSource(elements.item(i)), new StreamResult(text));
+                components.append(text).append('\n');
+            }
+            return components.toString();
+        }
+        catch (ParserConfigurationException | SAXException | IOException | TransformerException e) {
+            return servicesText;
         }
     }
 

@@ -13,6 +13,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A type that embeds is indexed again when its embedders change, not when another file of the package does: not for a
@@ -30,7 +31,7 @@ public class IndexingIdentityTest {
             .build();
 
     @Test
-    void onlyTheEmbeddersFilesAndServicesXmlCount(@TempDir Path tmp) throws IOException {
+    void onlyTheEmbeddersFilesAndComponentsCount(@TempDir Path tmp) throws IOException {
         Path dir = DwellPackage.copyTo(tmp.resolve("package"));
         Map<String, String> before = IndexingIdentity.of(SCRIPTS, dir);
 
@@ -44,8 +45,32 @@ public class IndexingIdentityTest {
         assertEquals(before.get("author"), retokenized.get("author"), "a type that does not embed is not affected");
 
         Path services = dir.resolve("services.xml");
-        Files.writeString(services, Files.readString(services) + "\n<!-- changed -->\n");
-        assertNotEquals(retokenized.get("comment"), IndexingIdentity.of(SCRIPTS, dir).get("comment"), "services.xml declares the embedders");
+        String servicesText = Files.readString(services);
+        Files.writeString(services, servicesText.replace("<impressionLog>logs/dwell/impressions.jsonl</impressionLog>",
+                                                         "<impressionLog>logs/dwell/elsewhere.jsonl</impressionLog>")
+                                                .replace("<maxAgeMillis>1000</maxAgeMillis>", "<maxAgeMillis>500</maxAgeMillis>")
+                                    + "\n<!-- changed -->\n");
+        assertEquals(retokenized, IndexingIdentity.of(SCRIPTS, dir), "searchers' configs and comments: the same index");
+
+        String embedder = servicesText.substring(servicesText.indexOf("<component id=\"minilm\""));
+        embedder = embedder.substring(0, embedder.indexOf("</component>"));
+        assertTrue(embedder.contains("<normalize>true</normalize>"), embedder);
+        Files.writeString(services, servicesText.replace(embedder, embedder.replace("<normalize>true</normalize>", "<normalize>false</normalize>")));
+        assertNotEquals(retokenized.get("comment"), IndexingIdentity.of(SCRIPTS, dir).get("comment"), "the embedder's config");
+    }
+
+    @Test
+    void theComponentsOfServicesXmlAreItsComponentElements() {
+        String services = """
+                <services><container id="c" version="1.0">
+                  <search><chain id="default"><searcher id="s"><config name="x"><a>1</a></config></searcher></chain></search>
+                  <component id="e" type="hugging-face-embedder"><transformer-model path="models/e.onnx"/></component>
+                </container></services>
+                """;
+        String components = IndexingIdentity.components(services);
+        assertTrue(components.contains("hugging-face-embedder") && components.contains("models/e.onnx"), components);
+        assertEquals(components, IndexingIdentity.components(services.replace("<a>1</a>", "<a>2</a>")));
+        assertEquals("<not xml", IndexingIdentity.components("<not xml"), "what cannot be parsed counts whole");
     }
 
     @Test
