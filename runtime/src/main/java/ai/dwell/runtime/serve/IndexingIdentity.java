@@ -72,7 +72,7 @@ final class IndexingIdentity {
             Path services = packageDir.resolve("services.xml");
             String servicesText = Files.exists(services) ? Files.readString(services) : "";
             if ( ! LINGUISTICS_COMPONENT.matcher(servicesText).find()) return "";
-            StringBuilder identity = new StringBuilder(servicesText).append('\n');
+            StringBuilder identity = new StringBuilder(components(servicesText)).append('\n');
             var dirs = CONFIG_DIR.matcher(servicesText);
             while (dirs.find()) {
                 Path dir = packageDir.resolve(dirs.group(1)).normalize();
