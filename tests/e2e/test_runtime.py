@@ -370,6 +370,40 @@ def test_the_hot_article_cache_serves_what_the_content_nodes_gave(runtime: Runti
     assert "ArticleViewCache: bypass (cache=false)" in bypassed
 
 
+def test_an_impression_names_every_candidate_whether_or_not_it_was_shown(runtime: Runtime) -> None:
+    """A view fills only the hits it shows with their summary; the candidates it does not show get their document ids
+    alone (summary class ids), which the impression needs: the impression of an uncached view names every candidate in
+    score order, as a view showing them all ranks them, and a view from the cache logs the same candidates."""
+    view = {"article": ARTICLE, "ranking": "neural", "ranking.properties.vespa.now": NOW, "exploration.rate": 0}
+    everything = search(**view, hits=50, cache="false")["root"]
+    ranked = [hit["fields"]["documentid"] for hit in everything["children"]]
+    assert len(ranked) == everything["fields"]["totalCount"] >= len(COMMENTS)
+    shown = search(**view, hits=3, cache="false", query_id="e2e-uncached-ids")["root"]["children"]
+    assert [hit["fields"]["documentid"] for hit in shown] == ranked[:3]
+    assert all(hit["fields"]["text"] for hit in shown), "the shown hits have the view's summary"
+    search(**view, hits=3, query_id="e2e-cached-ids-1")
+    search(**view, hits=3, query_id="e2e-cached-ids-2")
+
+    def impression(query_id: str) -> dict:
+        path = runtime.data / "logs" / "dwell" / "impressions.jsonl"
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            for line in path.read_text().splitlines() if path.exists() else []:
+                if f'"query_id":"{query_id}"' in line:
+                    return json.loads(line)
+            time.sleep(0.1)
+        raise AssertionError(f"no impression {query_id} in {path}")
+
+    uncached = impression("e2e-uncached-ids")
+    assert [c["id"] for c in uncached["candidates"]] == ranked, "every candidate named, in score order"
+    assert [s["id"] for s in uncached["shown"]] == ranked[:3]
+    scores = [c["score"] for c in uncached["candidates"]]
+    assert scores == sorted(scores, reverse=True)
+    assert all("nn_input" in c["features"] for c in uncached["candidates"])
+    for query_id in ("e2e-cached-ids-1", "e2e-cached-ids-2"):
+        assert impression(query_id)["candidates"] == uncached["candidates"], "a cached view logs what the content nodes gave"
+
+
 def test_sddocname_matches_every_document_of_its_type(runtime: Runtime) -> None:
     def total(yql: str) -> int:
         return search(yql=yql, hits=0)["root"]["fields"]["totalCount"]
