@@ -1,13 +1,9 @@
 package ai.dwell.runtime.serve;
 
+import com.yahoo.text.XML;
 import com.yahoo.vespa.configdefinition.IlscriptsConfig;
-import org.w3c.dom.Document;
 import org.w3c.dom.NodeList;
-import org.xml.sax.InputSource;
-import org.xml.sax.SAXException;
 
-import javax.xml.parsers.DocumentBuilderFactory;
-import javax.xml.parsers.ParserConfigurationException;
 import javax.xml.transform.OutputKeys;
 import javax.xml.transform.Transformer;
 import javax.xml.transform.TransformerException;
@@ -16,7 +12,6 @@ import javax.xml.transform.dom.DOMSource;
 import javax.xml.transform.stream.StreamResult;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.StringReader;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -127,14 +122,10 @@ final class IndexingIdentity {
     static String components(String servicesText) {
         if (servicesText.isBlank()) return "";
         try {
-            DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
-            factory.setNamespaceAware(false);
-            factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
-            Document services = factory.newDocumentBuilder().parse(new InputSource(new StringReader(servicesText)));
             Transformer transformer = TransformerFactory.newInstance().newTransformer();
             transformer.setOutputProperty(OutputKeys.OMIT_XML_DECLARATION, "yes");
             StringBuilder components = new StringBuilder();
-            NodeList elements = services.getElementsByTagName("component");
+            NodeList elements = XML.getDocument(servicesText).getElementsByTagName("component");
             for (int i = 0; i < elements.getLength(); i++) {
                 StringWriter text = new StringWriter();
                 transformer.transform(new DOMSource(elements.item(i)), new StreamResult(text));
@@ -142,7 +133,7 @@ final class IndexingIdentity {
             }
             return components.toString();
         }
-        catch (ParserConfigurationException | SAXException | IOException | TransformerException e) {
+        catch (TransformerException | RuntimeException e) { // XML.getDocument's IllegalArgumentException: not XML
             return servicesText;
         }
     }
