@@ -74,3 +74,16 @@ def test_a_cluster_serves_only_its_own_handlers(deployed: tuple[Runtime, str]) -
     assert status == 404
     status, got = http("GET", f"{FEED}/document/v1/test/item/docid/x")
     assert status == 404, got  # nothing was written through the query cluster
+
+
+def bindings(endpoint: str) -> list[str]:
+    """The server bindings of the handlers the container's root lists (Vespa's ApplicationStatus)."""
+    status, root = http("GET", f"{endpoint}/")
+    assert status == 200, root
+    return [binding for handler in root["handlers"] for binding in handler.get("serverBindings", [])]
+
+
+def test_each_containers_root_lists_its_own_handlers(deployed: tuple[Runtime, str]) -> None:
+    feed, query = bindings(FEED), bindings(QUERY)
+    assert any("/document/v1/" in b for b in feed) and not any("/search/" in b for b in feed), feed
+    assert any("/search/" in b for b in query) and not any("/document/v1/" in b for b in query), query

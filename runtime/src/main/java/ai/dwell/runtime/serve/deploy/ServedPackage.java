@@ -152,7 +152,7 @@ public final class ServedPackage {
                 int port = served.port();
                 if ( ! model.getContentClusters().isEmpty()) ContentClusterList.addTo(container, model, containerId);
                 if (container.getElementsByTagName("document-api").getLength() > 0) DocumentApiGuard.addTo(container, port);
-                AccessFilterChain.addTo(container, port);
+                AccessFilterChain.addTo(container, port, declared.containers().size() > 1);
                 addComponent(container, ai.dwell.runtime.serve.container.InjectedLinguistics.class.getName()); // the linguistics indexing uses
                 SearchAdmission.addTo(container, port);
                 changed = true;

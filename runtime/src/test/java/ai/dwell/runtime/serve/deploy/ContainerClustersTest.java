@@ -1,6 +1,7 @@
 package ai.dwell.runtime.serve.deploy;
 
 import ai.dwell.runtime.rank.DwellPackage;
+import ai.dwell.runtime.serve.container.OwnContainerFilter;
 import com.yahoo.text.XML;
 import com.yahoo.vespa.model.VespaModel;
 import org.junit.jupiter.api.Test;
@@ -63,12 +64,14 @@ public class ContainerClustersTest {
     }
 
     @Test
-    void oneClusterKeepsItsPort() {
+    void oneClusterKeepsItsPortAndItsWorkingCopy(@TempDir Path work) throws IOException {
         VespaModel model = ModelBuilder.build(DwellPackage.dir()).model();
         PackageServices services = PackageServices.of(model, DwellPackage.dir());
         assertEquals(1, services.containers().size());
         assertEquals(8080, services.containerPort());
         assertEquals(services.containerCluster(), services.searchCluster());
+        Path served = ServedPackage.prepare(DwellPackage.dir(), work.resolve("served"), 0, model, services);
+        assertFalse(Files.readString(served.resolve("services.xml")).contains(OwnContainerFilter.class.getName()));
     }
 
     @Test
@@ -93,6 +96,10 @@ public class ContainerClustersTest {
         assertTrue(feedXml.contains("http://*:8080/document/v1/*") && ! feedXml.contains("/search/*"), feedXml);
         assertTrue(queryXml.contains("http://*:8081/search/*") && ! queryXml.contains("/document/v1/"), queryXml);
         assertTrue(feedXml.contains("port=\"8080\"") && queryXml.contains("port=\"8081\""));
+        // each binds the threads serving its requests to its own process-wide Container instance
+        assertTrue(feedXml.contains(OwnContainerFilter.class.getName()) && queryXml.contains(OwnContainerFilter.class.getName()));
+        assertFalse(feedXml.contains("<document-processing cluster") && ! feedXml.contains("cluster=\"feed\""));
+        assertFalse(queryXml.contains("<document-processing cluster"), "the content cluster's processing in feed, which query's package has not");
         assertEquals(Files.readString(served.resolve("schemas/item.sd")), Files.readString(query.resolve("schemas/item.sd")));
         assertFalse(Files.readString(TWO.resolve("services.xml")).contains("/search/*"), "the deployed package is unchanged");
     }
