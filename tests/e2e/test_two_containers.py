@@ -1,17 +1,21 @@
 """Two container clusters (tests/apps/two-containers, issue 18), as sample-apps' multinode-HA has them: `feed`
-(document-api, document-processing) and `query` (search). Each is a container of its own with the handlers Vespa's
+(document-api, document-processing: the content cluster's chain `stamp`, whose processor, of the package's bundle,
+writes the cluster it runs in into each item) and `query` (search). Each is a container of its own with the handlers Vespa's
 model gives it: `feed` on 8080, `query` on 8081 (the next free port, services.xml's order; on Vespa both listen on
 8080 of their own hosts). Writes go to the feed cluster's /document/v1, queries to the query cluster's /search/, and
 each answers 404 on what its cluster does not serve, as Vespa's container does. The deploy's output, the config
-server's serviceconverge and `./dwell status` name both ports. One runtime start."""
+server's serviceconverge and `./dwell status` name both ports. One runtime start (and `mvn package` of the bundle)."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from typing import Iterator
 
 import pytest
 from dwell_client import ROOT, Runtime, http, vespa, wait_for_container
+
+from clients import maven_package
 
 APP = ROOT / "tests" / "apps" / "two-containers"
 FEED = "http://localhost:8080"
@@ -22,10 +26,14 @@ ITEMS = {"a": ("blue whale", 1990), "b": ("blue sky", 2005), "c": ("red sky", 19
 
 @pytest.fixture(scope="module")
 def deployed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Runtime, str]]:
-    rt = Runtime(tmp_path_factory.mktemp("dwell-two-containers") / "data")
+    tmp = tmp_path_factory.mktemp("dwell-two-containers")
+    app = tmp / "app"
+    shutil.copytree(APP, app, ignore=shutil.ignore_patterns("target"))
+    maven_package(app)
+    rt = Runtime(tmp / "data")
     rt.start()
     try:
-        done = vespa("deploy", "--wait", "300", str(APP), check=False)
+        done = vespa("deploy", "--wait", "300", str(app / "target" / "application"), check=False)
         assert done.returncode == 0, done.stdout + done.stderr + rt.log()
         wait_for_container(endpoint=FEED)
         wait_for_container(endpoint=QUERY)
@@ -54,7 +62,7 @@ def test_feed_on_the_feed_cluster_and_search_on_the_query_cluster(deployed: tupl
         status, reply = http("POST", f"{FEED}/document/v1/test/item/docid/{name}", {"fields": {"title": title, "year": year}})
         assert status == 200, reply
     status, got = http("GET", f"{FEED}/document/v1/test/item/docid/b")
-    assert status == 200 and got["fields"] == {"title": "blue sky", "year": 2005}, got
+    assert status == 200 and got["fields"] == {"title": "blue sky", "year": 2005, "stamp": "feed"}, got  # processed in feed
     status, result = http("GET", f"{QUERY}/search/?yql=select%20*%20from%20sources%20*%20where%20title%20contains%20%22blue%22"
                                  "&ranking=by_year")
     assert status == 200, result
@@ -63,6 +71,7 @@ def test_feed_on_the_feed_cluster_and_search_on_the_query_cluster(deployed: tupl
     assert [hit["id"].rsplit(":", 1)[1] for hit in hits] == expected
     assert [hit["relevance"] for hit in hits] == [float(ITEMS[n][1]) for n in expected]
     assert result["root"]["fields"]["totalCount"] == len(expected)
+    assert {hit["fields"]["stamp"] for hit in hits} == {"feed"}, "each write went through the feed cluster's chain"
 
 
 def test_a_cluster_serves_only_its_own_handlers(deployed: tuple[Runtime, str]) -> None:

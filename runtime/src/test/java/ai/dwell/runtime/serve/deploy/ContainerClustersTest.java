@@ -23,11 +23,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * document-api and document-processing, `query` with search): each is served as a container of its own, on its own port
  * (8080, 8081, ... in services.xml's order where Vespa's model gives them the same), with the handlers Vespa's model gives
  * that cluster only; writes are processed in the cluster the content cluster names, searches dispatched from the one
- * with search.
+ * with search. (tests/apps/two-containers' feed cluster has a docproc chain of the package's bundle; Vespa's model does
+ * not need the bundle, so the package is read here without building it.)
  */
 public class ContainerClustersTest {
 
-    private static final Path TWO = DwellPackage.root().resolve("tests/apps/two-containers");
+    private static final Path TWO = DwellPackage.root().resolve("tests/apps/two-containers/src/main/application");
 
     @Test
     void eachClusterWithItsPortAndWhatItServes() {
@@ -36,6 +37,7 @@ public class ContainerClustersTest {
                              new PackageServices.ContainerSpec("query", 8081, true, false, false)),
                      services.containers());
         assertEquals("feed", services.containerCluster(), "the content cluster's document-processing cluster");
+        assertEquals(Map.of("item", List.of("stamp")), services.docprocChainsOfType(), "its chain, in feed");
         assertEquals(8080, services.containerPort());
         assertEquals("query", services.searchCluster());
         assertEquals("container cluster 'query' on localhost:8081 (search)", services.containers().get(1).describe());
