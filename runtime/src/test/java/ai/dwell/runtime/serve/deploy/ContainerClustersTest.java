@@ -66,6 +66,37 @@ public class ContainerClustersTest {
     }
 
     @Test
+    void contentClustersProcessedInDifferentContainerClustersAreRefusedNamingThem(@TempDir Path app) throws IOException {
+        Files.createDirectories(app.resolve("schemas"));
+        for (String type : List.of("one", "two"))
+            Files.writeString(app.resolve("schemas/" + type + ".sd"), "schema " + type + " { document " + type + " { field f type string { indexing: summary } } }");
+        Files.writeString(app.resolve("services.xml"), """
+                <services version="1.0">
+                  <admin version="2.0"><adminserver hostalias="h1"/></admin>
+                  <container id="a" version="1.0"><document-api/><document-processing/><nodes><node hostalias="h1"/></nodes></container>
+                  <container id="b" version="1.0"><search/><document-processing/><nodes><node hostalias="h2"/></nodes></container>
+                  <content id="c1" version="1.0"><redundancy>1</redundancy>
+                    <documents><document type="one" mode="index"/><document-processing cluster="a"/></documents>
+                    <nodes><node hostalias="h3" distribution-key="0"/></nodes></content>
+                  <content id="c2" version="1.0"><redundancy>1</redundancy>
+                    <documents><document type="two" mode="index"/><document-processing cluster="b"/></documents>
+                    <nodes><node hostalias="h3" distribution-key="0"/></nodes></content>
+                </services>
+                """);
+        Files.writeString(app.resolve("hosts.xml"), """
+                <hosts>
+                  <host name="a.local"><alias>h1</alias></host>
+                  <host name="b.local"><alias>h2</alias></host>
+                  <host name="c.local"><alias>h3</alias></host>
+                </hosts>
+                """);
+        VespaModel model = ModelBuilder.build(app).model();
+        var e = org.junit.jupiter.api.Assertions.assertThrows(InvalidApplicationException.class, () -> PackageServices.of(model, app));
+        assertTrue(e.getMessage().contains("processes every write in one container cluster") && e.getMessage().contains("{c1=a, c2=b}"),
+                   e.getMessage());
+    }
+
+    @Test
     void oneClusterKeepsItsPortAndItsWorkingCopy(@TempDir Path work) throws IOException {
         VespaModel model = ModelBuilder.build(DwellPackage.dir()).model();
         PackageServices services = PackageServices.of(model, DwellPackage.dir());
