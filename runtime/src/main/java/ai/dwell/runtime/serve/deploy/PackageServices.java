@@ -72,8 +72,9 @@ public record PackageServices(List<ContainerSpec> containers, String containerCl
         Set<String> hosts = new LinkedHashSet<>();
         model.getHosts().forEach(host -> hosts.add(host.getHostname()));
         nodes.forEach(node -> hosts.remove(node.host()));
-        return new PackageServices(List.copyOf(containers), processingCluster(model), List.copyOf(nodes),
-                                   docprocChains(deployedDir.resolve("services.xml"), processingCluster(model)), Set.copyOf(hosts));
+        String processing = processingCluster(model);
+        return new PackageServices(List.copyOf(containers), processing, List.copyOf(nodes),
+                                   docprocChains(deployedDir.resolve("services.xml"), processing), Set.copyOf(hosts));
     }
 
     static final String DOCUMENT_V1 = "com.yahoo.document.restapi.resource.DocumentV1ApiHandler";

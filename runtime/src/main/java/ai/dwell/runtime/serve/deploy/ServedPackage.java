@@ -71,8 +71,9 @@ public final class ServedPackage {
     /**
      * The package a container cluster of a package with several is started from: the working copy in target, its
      * files hard links to the working copy's (copies where links cannot be made), its services.xml without the other
-     * container clusters (and content clusters' document-processing in them), as Vespa's standalone container serves exactly one (each cluster is its own container here,
-     * as on Vespa, where each runs on hosts of its own). Returns target.
+     * container clusters (and content clusters' document-processing in them), as Vespa's standalone container serves
+     * exactly one (each cluster is its own container here, as on Vespa, where each runs on hosts of its own).
+     * Returns target.
      */
     public static Path forCluster(Path served, Path target, String containerId) {
         try {
