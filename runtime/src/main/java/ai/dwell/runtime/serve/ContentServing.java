@@ -47,7 +47,7 @@ public class ContentServing implements IndexedContent, AutoCloseable {
         try {
             for (String cluster : clusters.keySet()) {
                 DispatchNodesConfig dispatch = model.getConfig(DispatchNodesConfig.class,
-                                                               services.containerCluster() + "/component/dispatcher." + cluster);
+                                                               services.searchCluster() + "/component/dispatcher." + cluster);
                 for (DispatchNodesConfig.Node spec : dispatch.node()) {
                     ContentNode engine = new ContentNode(clusters.get(cluster), spec.key(), searchThreads, true);
                     ReadinessGate gate = new ReadinessGate(engine);

@@ -1,7 +1,7 @@
 package ai.dwell.runtime.serve;
 
 import ai.dwell.runtime.serve.configserver.Deployments;
-import ai.dwell.runtime.serve.container.ContainerHost;
+import ai.dwell.runtime.serve.container.ContainerHosts;
 import ai.dwell.runtime.serve.container.PackageEmbedders;
 import ai.dwell.runtime.serve.feed.IndexFollower;
 import ai.dwell.runtime.storage.DocumentStore;
@@ -19,7 +19,7 @@ import java.util.List;
  * @param deployedDir  the package as deployed
  * @param model        Vespa's model of it, the source of every config
  * @param services     what the runtime serves of it
- * @param container    the running container
+ * @param containers   the running containers, one per container cluster
  * @param content      the content nodes
  * @param store        the document store the content nodes follow
  * @param follower     what keeps them following it
@@ -27,14 +27,14 @@ import java.util.List;
  * @param log          what Vespa logged while building the model
  */
 public record Generation(long sessionId, Path deployedDir, VespaModel model, PackageServices services,
-                         ContainerHost container, ContentServing content, DocumentStore store,
+                         ContainerHosts containers, ContentServing content, DocumentStore store,
                          IndexFollower follower, PackageEmbedders embedders, List<String> log,
                          List<Deployments.ChangeAction> actions) implements AutoCloseable {
 
     @Override
     public void close() {
         store.removeListener(follower);
-        container.close();
+        containers.close();
         content.close();
         if (embedders != null) embedders.close();
     }

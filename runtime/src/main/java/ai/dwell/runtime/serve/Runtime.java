@@ -21,6 +21,7 @@ import com.yahoo.config.model.api.ConfigChangeRefeedAction;
 import com.yahoo.config.model.api.ConfigChangeReindexAction;
 import com.yahoo.vespa.model.VespaModel;
 import ai.dwell.runtime.serve.container.ContainerHost;
+import ai.dwell.runtime.serve.container.ContainerHosts;
 import ai.dwell.runtime.serve.container.LocalHosts;
 import ai.dwell.runtime.serve.container.PackageEmbedders;
 import ai.dwell.runtime.serve.container.PackageLinguistics;
@@ -171,8 +172,8 @@ public class Runtime implements Deployments, AutoCloseable {
         long start = System.nanoTime();
         PackageVariants.resolve(deployedDir);   // deploy: and preprocess: for this zone, as a config server does first
         ModelBuilder.Built built = ModelBuilder.build(deployedDir);
-        String containerId = PackageServices.of(built.model(), deployedDir).containerCluster();
-        Path served = ServedPackage.prepare(deployedDir, data.served(session), shards, built.model(), containerId);
+        PackageServices declared = PackageServices.of(built.model(), deployedDir);
+        Path served = ServedPackage.prepare(deployedDir, data.served(session), shards, built.model(), declared);
         // Everything is served with the model of what the container serves, the working copy: its
         // content nodes may be replaced (shards), and its additions shift the ports Vespa gives the
         // services on a host the container shares with a content node (a package without hosts.xml),
@@ -203,8 +204,9 @@ public class Runtime implements Deployments, AutoCloseable {
         // finds them ready on its first ping. Indexing needs the container's linguistics: when the
         // package uses Vespa's default, it is made here from the model; else taken from the container.
         ContentServing content = new ContentServing(model, services, clusters);
+        services.containers().forEach(cluster -> log.info("Session " + session + ": " + cluster.describe()));
         DocumentAccesses.installStreaming(content::nodesOf); // streaming queries come to the nodes as visits (see SearchVisitor)
-        ContainerHost container = null;
+        ContainerHosts containers = null;
         IndexFollower follower = null;
         PackageEmbedders packageEmbedders = null;
         try {
@@ -229,7 +231,8 @@ public class Runtime implements Deployments, AutoCloseable {
                 log.info("Content nodes hold the store's " + documents.documentCount() + " documents before the container started, after " +
                          (System.nanoTime() - indexingStart) / 1_000_000 + " ms");
             }
-            container = ContainerHost.start(served, services.containerCluster());
+            containers = ContainerHosts.start(packagesOfClusters(services, served, session));
+            ContainerHost container = containers.of(services.containerCluster());
             pipeline.route(new DocprocRoute(services.docprocChainsOfType().isEmpty() ? null : container.jdisc().documentProcessing(),
                                             services.docprocChainsOfType()));
             if (follower == null) {
@@ -244,17 +247,17 @@ public class Runtime implements Deployments, AutoCloseable {
             content.startFlushing();
             if ( ! content.awaitReady(Duration.ofSeconds(30)))
                 log.warning("The container has not reached every content node 30 s after start");
-            active = new Generation(session, deployedDir, model, services, container, content, documents, follower, packageEmbedders, built.log(),
+            active = new Generation(session, deployedDir, model, services, containers, content, documents, follower, packageEmbedders, built.log(),
                                     servedBuilt.actions().stream().map(Runtime::changeAction).toList());
             serving = active;
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            abandon(documents, follower, container, content, packageEmbedders);
+            abandon(documents, follower, containers, content, packageEmbedders);
             throw new IllegalStateException("Interrupted while activating session " + session, e);
         }
         catch (RuntimeException | LinkageError e) { // a LinkageError: a class a package's component needs is missing
-            abandon(documents, follower, container, content, packageEmbedders);
+            abandon(documents, follower, containers, content, packageEmbedders);
             throw e;
         }
         data.setActive(session);
@@ -264,12 +267,28 @@ public class Runtime implements Deployments, AutoCloseable {
     }
 
     /** Stops what a failed activation started. */
-    private static void abandon(DocumentStore documents, IndexFollower follower, ContainerHost container, ContentServing content,
+    private static void abandon(DocumentStore documents, IndexFollower follower, ContainerHosts container, ContentServing content,
                                 PackageEmbedders embedders) {
         if (follower != null) documents.removeListener(follower);
         if (container != null) container.close();
         content.close();
         if (embedders != null) embedders.close();
+    }
+
+    /**
+     * The package each container cluster starts from: the working copy itself when there is one cluster; else a copy
+     * per cluster beside it (served/N-clusters/CLUSTER), with that cluster's container element only (see ServedPackage.forCluster).
+     */
+    private Map<String, Path> packagesOfClusters(PackageServices services, Path served, long session) {
+        Map<String, Path> packages = new java.util.LinkedHashMap<>();
+        if (services.containers().size() == 1) {
+            packages.put(services.containers().get(0).id(), served);
+            return packages;
+        }
+        for (PackageServices.ContainerSpec cluster : services.containers())
+            packages.put(cluster.id(), ServedPackage.forCluster(served, served.resolveSibling(session + "-clusters") // the directory's name is the application's
+                                                                  .resolve(cluster.id().replaceAll("[^a-zA-Z0-9_-]", "_")), cluster.id()));
+        return packages;
     }
 
     /**
@@ -314,8 +333,17 @@ public class Runtime implements Deployments, AutoCloseable {
     private static Active toActive(Generation generation) {
         var services = generation.services();
         return new Active(generation.sessionId(),
-                          List.of(new Service(services.containerCluster(), "container", "localhost", services.containerPort())),
-                          generation.log(), generation.actions());
+                          services.containers().stream().map(cluster -> new Service(cluster.id(), "container", "localhost", cluster.port())).toList(),
+                          log(generation), generation.actions());
+    }
+
+    /** What Vespa logged building the model, and, when the package has several container clusters, where each is served. */
+    private static List<String> log(Generation generation) {
+        var containers = generation.services().containers();
+        if (containers.size() == 1) return generation.log();
+        List<String> log = new ArrayList<>(generation.log());
+        containers.forEach(cluster -> log.add("dwell: " + cluster.describe()));
+        return log;
     }
 
     private static Deployments.ChangeAction changeAction(ConfigChangeAction action) {

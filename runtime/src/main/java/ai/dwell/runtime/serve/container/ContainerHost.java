@@ -23,10 +23,12 @@ public class ContainerHost implements AutoCloseable {
 
     private final Application application;
     private final String clusterId;
+    private final com.yahoo.container.Container own; // the process-wide instance its application configured
 
-    private ContainerHost(Application application, String clusterId) {
+    private ContainerHost(Application application, String clusterId, com.yahoo.container.Container own) {
         this.application = application;
         this.clusterId = clusterId;
+        this.own = own;
     }
 
     /** Starts the container cluster of the package in this directory, serving HTTP as services.xml says. */
@@ -35,7 +37,7 @@ public class ContainerHost implements AutoCloseable {
         Application application = Application.fromApplicationPackage(applicationDir, Networking.enable);
         log.info("Container '" + clusterId + "' of " + applicationDir + " started in " +
                  (System.nanoTime() - start) / 1_000_000 + " ms");
-        return new ContainerHost(application, clusterId);
+        return new ContainerHost(application, clusterId, com.yahoo.container.Container.get());
     }
 
     public JDisc jdisc() { return application.getJDisc(clusterId); }
@@ -65,7 +67,11 @@ public class ContainerHost implements AutoCloseable {
 
     @Override
     public void close() {
-        application.close();
+        // its application shuts down the file acquirer of the process-wide instance: its own, where several containers
+        // each configured one (ContainerHosts)
+        com.yahoo.container.Container.bindToCurrentThread(own);
+        try { application.close(); }
+        finally { com.yahoo.container.Container.bindToCurrentThread(null); }
     }
 
 }

@@ -1,6 +1,7 @@
 package ai.dwell.runtime.serve.deploy;
 
 import ai.dwell.runtime.serve.access.AccessFilter;
+import ai.dwell.runtime.serve.container.OwnContainerFilter;
 import org.w3c.dom.Element;
 
 /**
@@ -14,7 +15,13 @@ final class AccessFilterChain {
 
     private AccessFilterChain() {}
 
-    static void addTo(Element container, int port) {
+    static void addTo(Element container, int port) { addTo(container, port, false); }
+
+    /**
+     * @param ownContainer whether the container is one of several in the process (several container clusters): then
+     *                     the chain first binds each request's thread to its container's instance ({@link OwnContainerFilter})
+     */
+    static void addTo(Element container, int port, boolean ownContainer) {
         Element http = child(container, "http");
         Element filtering = child(http, "filtering");
         if (http.getElementsByTagName("server").getLength() == 0) { // the default server, which an http element must name
@@ -25,6 +32,11 @@ final class AccessFilterChain {
         }
         Element chain = container.getOwnerDocument().createElement("request-chain");
         chain.setAttribute("id", CHAIN);
+        if (ownContainer) {
+            Element own = container.getOwnerDocument().createElement("filter");
+            own.setAttribute("id", OwnContainerFilter.class.getName());
+            chain.appendChild(own);
+        }
         Element filter = container.getOwnerDocument().createElement("filter");
         filter.setAttribute("id", AccessFilter.class.getName());
         chain.appendChild(filter);

@@ -22,6 +22,20 @@ public final class PackageFiles {
         }
     }
 
+    /** Makes target a copy of source whose files are hard links to source's (copies where a link cannot be made). */
+    public static void link(Path source, Path target) throws IOException {
+        try (Stream<Path> files = Files.walk(source)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Path to = target.resolve(source.relativize(file).toString());
+                if (Files.isDirectory(file)) Files.createDirectories(to);
+                else {
+                    try { Files.createLink(to, file); }
+                    catch (UnsupportedOperationException | IOException e) { Files.copy(file, to); }
+                }
+            }
+        }
+    }
+
     /** Removes the directory with everything in it, if it exists. */
     public static void deleteRecursively(Path directory) throws IOException {
         if ( ! Files.exists(directory)) return;

@@ -22,7 +22,7 @@ public class ServedShardsTest {
     void oneContentNodeAndThePackagesContainerPort(@TempDir Path work) throws Exception {
         VespaModel original = ModelBuilder.build(DwellPackage.dir()).model();
         PackageServices declared = PackageServices.of(original, DwellPackage.dir());
-        Path served = ServedPackage.prepare(DwellPackage.dir(), work.resolve("served"), 1, original, declared.containerCluster());
+        Path served = ServedPackage.prepare(DwellPackage.dir(), work.resolve("served"), 1, original, declared);
         assertTrue(Files.readString(served.resolve("services.xml")).contains("<http"), "the working copy has an http section");
         PackageServices services = PackageServices.of(ModelBuilder.build(served).model(), DwellPackage.dir());
         assertEquals(declared.containerPort(), services.containerPort());

@@ -41,7 +41,8 @@ public class VespaVersionTest {
     @Test
     void theServedCopyLeavesTheCheckedMinimumOut(@TempDir Path served) throws IOException {
         Path source = app("8.338.38");
-        ServedPackage.prepare(source, served.resolve("copy"), 0, ModelBuilder.build(source).model(), "c");
+        var model = ModelBuilder.build(source).model();
+        ServedPackage.prepare(source, served.resolve("copy"), 0, model, PackageServices.of(model, source));
         String copy = Files.readString(served.resolve("copy").resolve("services.xml"));
         // Vespa's standalone container (com.yahoo.application.Application) builds its model with version 1.0.0
         assertFalse(copy.contains("minimum-required-vespa-version"), copy);
