@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 /**
- * The runtime's {@code com.yahoo.container.Container} (Vespa's, plus binding a thread to an instance): a thread bound to
+ * The runtime's {@code com.yahoo.container.Container} (in the place of Vespa's, with binding a thread to an instance): a thread bound to
  * a container's instance sees it, others the process-wide one, as Vespa's; unbinding gives the process-wide one back.
  */
 public class ContainerInstanceTest {
