@@ -3,7 +3,6 @@ package ai.dwell.runtime.serve.container;
 import ai.vespa.embedding.HuggingFaceEmbedder;
 import ai.vespa.modelintegration.evaluator.EmbeddedOnnxRuntime;
 import ai.vespa.modelintegration.evaluator.config.OnnxEvaluatorConfig;
-import com.yahoo.component.AbstractComponent;
 import com.yahoo.config.ModelReference;
 import com.yahoo.embedding.huggingface.HuggingFaceEmbedderConfig;
 import com.yahoo.language.process.Embedder;
@@ -32,51 +31,67 @@ public final class PackageEmbedders implements AutoCloseable {
 
     private static final Logger log = Logger.getLogger(PackageEmbedders.class.getName());
 
-    private final Map<String, Embedder> embedders;
-    private final EmbeddedOnnxRuntime onnx;
+    private final Map<String, LazyEmbedder> embedders;
+    private final OnnxRuntimeOnUse onnx;
 
-    private PackageEmbedders(Map<String, Embedder> embedders, EmbeddedOnnxRuntime onnx) {
+    private PackageEmbedders(Map<String, LazyEmbedder> embedders, OnnxRuntimeOnUse onnx) {
         this.embedders = embedders;
         this.onnx = onnx;
+    }
+
+    /** The ONNX runtime the embedders share, made with the first of them. */
+    private static final class OnnxRuntimeOnUse {
+
+        private EmbeddedOnnxRuntime onnx;
+
+        synchronized EmbeddedOnnxRuntime get() {
+            if (onnx == null) onnx = new EmbeddedOnnxRuntime(new OnnxModelsConfig.Builder().build());
+            return onnx;
+        }
+
+        synchronized void close() {
+            if (onnx != null) onnx.deconstruct();
+        }
+
     }
 
     /** The embedders of this container cluster by component id, or empty if one is of a kind not made here. */
     public static Optional<PackageEmbedders> of(VespaModel model, String containerCluster, Path packageDir) {
         var cluster = model.getContainerClusters().get(containerCluster);
         if (cluster == null) return Optional.empty();
-        EmbeddedOnnxRuntime onnx = null;
-        Map<String, Embedder> embedders = new LinkedHashMap<>();
+        OnnxRuntimeOnUse onnx = new OnnxRuntimeOnUse();
+        Map<String, LazyEmbedder> embedders = new LinkedHashMap<>();
         for (Component<?, ?> component : cluster.getAllComponents()) {
             String className = component.getClassId().getName();
             if ( ! isEmbedder(className)) continue;
             if ( ! className.equals(HuggingFaceEmbedder.class.getName())) {
                 log.info("Embedder '" + component.getComponentId() + "' (" + className + ") is made by the container only: " +
                          "documents are indexed once it runs");
-                close(embedders, onnx);
                 return Optional.empty();
             }
-            if (onnx == null) onnx = new EmbeddedOnnxRuntime(new OnnxModelsConfig.Builder().build());
             HuggingFaceEmbedderConfig config = model.getConfig(HuggingFaceEmbedderConfig.class, component.getConfigId());
             HuggingFaceEmbedderConfig resolved = new HuggingFaceEmbedderConfig.Builder(config)
                     .transformerModel(resolve(config.transformerModelReference(), packageDir))
                     .tokenizerPath(resolve(config.tokenizerPathReference(), packageDir))
                     .build();
+            OnnxEvaluatorConfig evaluator = model.getConfig(OnnxEvaluatorConfig.class, component.getConfigId());
+            // made when the content nodes first index a document with it: a start that indexes nothing loads no model
             embedders.put(component.getComponentId().stringValue(),
-                          new HuggingFaceEmbedder(onnx, Embedder.Runtime.testInstance(), resolved,
-                                                  model.getConfig(OnnxEvaluatorConfig.class, component.getConfigId()),
-                                                  ModelReference::value));
+                          new LazyEmbedder(() -> new HuggingFaceEmbedder(onnx.get(), Embedder.Runtime.testInstance(), resolved,
+                                                                         evaluator, ModelReference::value)));
         }
         return Optional.of(new PackageEmbedders(embedders, onnx));
     }
 
-    public Map<String, Embedder> byId() { return embedders; }
+    public Map<String, Embedder> byId() { return java.util.Collections.unmodifiableMap(embedders); }
+
+    /** Whether any embedder was made, i.e. used by the content nodes' indexing. */
+    boolean anyMade() { return embedders.values().stream().anyMatch(LazyEmbedder::isMade); }
 
     @Override
-    public void close() { close(embedders, onnx); }
-
-    private static void close(Map<String, Embedder> embedders, EmbeddedOnnxRuntime onnx) {
-        embedders.values().forEach(embedder -> { if (embedder instanceof AbstractComponent component) component.deconstruct(); });
-        if (onnx != null) onnx.deconstruct();
+    public void close() {
+        embedders.values().forEach(LazyEmbedder::close);
+        onnx.close();
     }
 
     /** A model file of the package as a resolved reference; models given by url are refused, naming it. */
