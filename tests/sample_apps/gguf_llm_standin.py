@@ -47,7 +47,7 @@ def weights() -> dict[str, list[list[float]] | list[float]]:
     """The tensors by GGUF name, each a list of rows (numpy's row-major shape: [out, in], GGUF's ne reversed)."""
     rng = random.Random(SEED)
     vocab = len(TOKENS)
-    embd = _matrix(rng, vocab, EMBED, 0.5)
+    embd = _matrix(rng, vocab, EMBED, 1.0)
     for row in embd:
         row[0] = CONSTANT
     tensors: dict[str, list[list[float]] | list[float]] = {"token_embd.weight": embd}

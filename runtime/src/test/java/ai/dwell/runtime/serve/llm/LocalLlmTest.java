@@ -28,7 +28,7 @@ class LocalLlmTest {
 
     private static final String PROMPT = "What was the Manhattan Project?";
     /** {@code complete(PROMPT, 24)} of tests/sample_apps/gguf_llm_standin.py: the greedy completion computed in numpy. */
-    private static final String EXPECTED = "gBBBBBBBBBgBBBBBBBBBBBgB";
+    private static final String EXPECTED = "gBZaHrgBZaHjO)>2n[W\\W\\W\\";
 
     @TempDir
     static Path tmp;
