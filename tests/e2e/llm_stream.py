@@ -37,6 +37,13 @@ def greedy_completion(prompt: str, tokens: int) -> str:
     return gguf_llm_standin.complete(prompt, tokens)
 
 
+def shortfalls(prompt: str, completion: str) -> list[float]:
+    """How far each token of the completion is below the stand-in's greedy choice (numpy)."""
+    sys.path.insert(0, str(ROOT / "tests" / "sample_apps"))
+    import gguf_llm_standin
+    return gguf_llm_standin.shortfalls(prompt, completion)
+
+
 def standin(path: str) -> None:
     """Writes the stand-in GGUF model."""
     sys.path.insert(0, str(ROOT / "tests" / "sample_apps"))

@@ -11,7 +11,7 @@ is its characters' tokens (any other character its UTF-8 bytes' tokens), as llam
 picks a special or byte token (dimension 0 of the residual stream is a constant 4 no layer changes, and the output
 weights of those tokens are -50 there, 0 elsewhere), so it never stops on </s> and writes ASCII until its token
 limit: what it writes means nothing, but it is what llama.cpp computes from these weights. `complete(prompt, n)`
-computes the same greedily in numpy (temperature 0), for tests. Only the standard library writes the file.
+computes the same greedily in numpy (temperature 0), `shortfalls` how far a completion's tokens are from greedy. Only the standard library writes the file.
 """
 import random
 import struct
@@ -162,13 +162,12 @@ def tokenize(text: str) -> list[int]:
     return out
 
 
-def complete(prompt: str, n: int) -> str:
-    """The n tokens the model picks greedily after the prompt, as text (numpy; K, V, Q and the attention weights
-    rounded to float16 as llama.cpp's float16 key-value cache has them)."""
+def _next_logits():
+    """A function of the token ids that gives the model's logits after the last one (numpy; K, V, Q and the attention
+    weights rounded to float16 as llama.cpp's float16 key-value cache has them)."""
     import numpy as np
 
     w = {k: np.array(v, dtype=np.float32) for k, v in weights().items()}
-    ids = tokenize(prompt)
     inv = (ROPE_BASE ** (-np.arange(0, HEAD_DIM, 2, dtype=np.float64) / HEAD_DIM))
 
     def rms(x: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -186,7 +185,7 @@ def complete(prompt: str, n: int) -> str:
     def f16(x: np.ndarray) -> np.ndarray:
         return x.astype(np.float16).astype(np.float32)
 
-    def next_token(tokens: list[int]) -> int:
+    def logits(tokens: list[int]) -> np.ndarray:
         x = w["token_embd.weight"][tokens]
         seq = len(tokens)
         mask = np.triu(np.full((seq, seq), -np.inf, dtype=np.float32), 1)
@@ -204,13 +203,35 @@ def complete(prompt: str, n: int) -> str:
             h = rms(x, w[b + "ffn_norm.weight"])
             gate = h @ w[b + "ffn_gate.weight"].T
             x = x + ((gate / (1 + np.exp(-gate))) * (h @ w[b + "ffn_up.weight"].T)) @ w[b + "ffn_down.weight"].T
-        logits = rms(x[-1], w["output_norm.weight"]) @ w["output.weight"].T
-        return int(np.argmax(logits))
+        return rms(x[-1], w["output_norm.weight"]) @ w["output.weight"].T
+    return logits
 
-    out: list[int] = []
+
+def _ids(completion: str) -> list[int]:
+    ids = {token: i for i, token in enumerate(TOKENS)}
+    return [ids[char] for char in completion.replace(" ", "▁")]
+
+
+def complete(prompt: str, n: int) -> str:
+    """The n tokens the model picks greedily after the prompt (temperature 0), as text."""
+    logits = _next_logits()
+    ids, out = tokenize(prompt), []
     for _ in range(n):
-        out.append(next_token(ids + out))
+        out.append(int(logits(ids + out).argmax()))
     return "".join(TOKENS[t] for t in out).replace("▁", " ")
+
+
+def shortfalls(prompt: str, completion: str) -> list[float]:
+    """For each token of a completion of the prompt, how far its logit is below the best one's given the tokens
+    before it (0 where it is the greedy choice). Over long prompts llama.cpp's float16 attention (its flash attention
+    accumulates in float16) moves logits by a few hundredths, which may flip a near tie; tests allow that much."""
+    logits = _next_logits()
+    ids, shown = tokenize(prompt), _ids(completion)
+    out = []
+    for i, token in enumerate(shown):
+        row = logits(ids + shown[:i])
+        out.append(float(row.max() - row[token]))
+    return out
 
 
 if __name__ == "__main__":
