@@ -56,5 +56,5 @@ def test_the_local_chain_streams_the_models_greedy_completion(app: Path) -> None
     tokens = "".join(data["token"] for name, data in events if name == "token")
     assert len(tokens) == 16 and tokens[:3] == greedy_completion(prompt, 3)
     # each token the greedy choice given those before it, up to llama.cpp's float16 attention over this 2,039-token
-    # prompt (a near tie, 0.09 apart, flips at the fourth; the logits' spread is about 14)
-    assert max(shortfalls(prompt, tokens)) < 0.25, tokens
+    # prompt (a near tie, 0.9 apart, flips at the fourth; the logits' spread is about 140)
+    assert max(shortfalls(prompt, tokens)) < 2.5, tokens

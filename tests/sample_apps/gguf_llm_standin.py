@@ -9,7 +9,7 @@ a feed-forward of 128, and a character-level SentencePiece vocabulary (`tokenize
 <unk>, <s>, </s>, the 256 byte tokens <0x00>..<0xFF> and the printable ASCII characters, "▁" for the space. A text
 is its characters' tokens (any other character its UTF-8 bytes' tokens), as llama.cpp tokenizes it. The model never
 picks a special or byte token (dimension 0 of the residual stream is a constant 4 no layer changes, and the output
-weights of those tokens are -50 there, 0 elsewhere), so it never stops on </s> and writes ASCII until its token
+weights of those tokens are -500 there, 0 elsewhere), so it never stops on </s> and writes ASCII until its token
 limit: what it writes means nothing, but it is what llama.cpp computes from these weights. `complete(prompt, n)`
 computes the same greedily in numpy (temperature 0), `shortfalls` how far a completion's tokens are from greedy. Only the standard library writes the file.
 """
@@ -28,7 +28,7 @@ CONTEXT = 4096
 EPS = 1e-5
 ROPE_BASE = 10000.0
 CONSTANT = 4.0
-SUPPRESS = -50.0
+SUPPRESS = -500.0
 CHAT_TEMPLATE = ("{% for message in messages %}{% if message['role'] == 'user' %}{{ message['content'] }}"
                  "{% endif %}{% endfor %}")
 
@@ -66,7 +66,7 @@ def weights() -> dict[str, list[list[float]] | list[float]]:
         down[0] = [0.0] * FF
         tensors[b + "ffn_down.weight"] = down
     tensors["output_norm.weight"] = [1.0] * EMBED
-    output = _matrix(rng, vocab, EMBED, 2.0)
+    output = _matrix(rng, vocab, EMBED, 20.0)  # logits far apart: sampling at the default temperature picks the greedy token
     for token, row in enumerate(output):
         row[0] = 0.0
         if token < ALLOWED_FROM:
