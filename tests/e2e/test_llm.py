@@ -10,10 +10,9 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import time
 
 import pytest
-from dwell_client import CONTAINER, ROOT, Runtime, http, search, wait_for_container
+from dwell_client import ROOT, Runtime, search
 
 from clients import deployed_runtime
 from llm_stream import greedy_completion, shortfalls, sse_events, standin
@@ -76,22 +75,3 @@ def test_generate_writes_the_field_generators_completion_at_feed_time(runtime: R
     found = search(yql=f'select * from note where summarized contains "{word}"')["root"].get("children", [])
     assert hits[0]["id"] in [hit["id"] for hit in found], (word, found)
 
-
-def test_after_a_restart_the_generated_fields_are_kept_and_the_llm_answers(runtime: Runtime) -> None:
-    """Last: restarts the runtime. The flushed index state is taken as it is (the indexing, its components and
-    their model files unchanged), so the fields are not generated again (the sampled ones would differ)."""
-    before = {hit["id"]: hit["fields"]["summarized"]
-              for hit in search(yql="select * from note where true", hits=10)["root"]["children"]}
-    runtime.stop()
-    runtime.start()
-    wait_for_container()
-    deadline = time.time() + 60  # the content nodes answer once the container's generators index (here: load)
-    while http("GET", f"{CONTAINER}/search/?yql=select%20*%20from%20note%20where%20true")[0] != 200 and time.time() < deadline:
-        time.sleep(0.5)
-    after = {hit["id"]: hit["fields"]["summarized"]
-             for hit in search(yql="select * from note where true", hits=10)["root"]["children"]}
-    assert after == before
-    events = sse_events(query="manhattan project", hits=2, searchChain="rag", llm__temperature=0, traceLevel=1,
-                        timeout="60s")
-    tokens = "".join(data["token"] for name, data in events if name == "token")
-    assert tokens == greedy_completion(events[0][1]["prompt"], 12)
