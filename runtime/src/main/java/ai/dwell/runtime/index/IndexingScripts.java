@@ -9,6 +9,7 @@ import com.yahoo.document.DocumentUpdate;
 import com.yahoo.language.Linguistics;
 import com.yahoo.language.process.Chunker;
 import com.yahoo.language.process.Embedder;
+import com.yahoo.language.process.FieldGenerator;
 import com.yahoo.vespa.configdefinition.IlscriptsConfig;
 import com.yahoo.vespa.indexinglanguage.ScriptParserContext;
 import com.yahoo.vespa.indexinglanguage.expressions.Expression;
@@ -52,8 +53,18 @@ public final class IndexingScripts {
      *                  (as Vespa's IndexingProcessor gets them injected)
      */
     public IndexingScripts(IlscriptsConfig config, DocumentTypeManager types, Linguistics linguistics, Map<String, Embedder> embedders) {
+        this(config, types, linguistics, embedders, Map.of());
+    }
+
+    /**
+     * @param embedders  the container's embedder components by id, for the {@code embed} expressions
+     * @param generators the container's field generator components by id (e.g. LanguageModelFieldGenerator), for the
+     *                   {@code generate} expressions (as Vespa's IndexingProcessor gets both injected)
+     */
+    public IndexingScripts(IlscriptsConfig config, DocumentTypeManager types, Linguistics linguistics, Map<String, Embedder> embedders,
+                           Map<String, FieldGenerator> generators) {
         this.types = types;
-        ScriptParserContext context = new ScriptParserContext(linguistics, BUILT_IN_CHUNKERS, embedders, Map.of());
+        ScriptParserContext context = new ScriptParserContext(linguistics, BUILT_IN_CHUNKERS, embedders, generators);
         context.getAnnotatorConfig().setMaxTermOccurrences(config.maxtermoccurrences());
         context.getAnnotatorConfig().setMaxTokenizeLength(config.fieldmatchmaxlength());
         for (IlscriptsConfig.Ilscript ilscript : config.ilscript()) {
@@ -62,7 +73,7 @@ public final class IndexingScripts {
             InputExpression.FieldPathOptimizer optimizer = new InputExpression.FieldPathOptimizer(type);
             List<StatementExpression> statements = new ArrayList<>();
             for (String content : ilscript.content()) {
-                StatementExpression statement = parse(type, context, content);
+                StatementExpression statement = parse(type, context, content, ! generators.isEmpty());
                 OutputExpression.OutputFieldNameExtractor outputs = new OutputExpression.OutputFieldNameExtractor();
                 statement.select(outputs, outputs);
                 statement.select(optimizer, optimizer);
@@ -97,17 +108,25 @@ public final class IndexingScripts {
     /** A {@code generate} expression, outside quoted strings' usual places (the indexing language's keyword). */
     private static final java.util.regex.Pattern GENERATE = java.util.regex.Pattern.compile("(^|[|{;(]\\s*)generate\\b");
 
-    /** Whether any statement embeds (and so needs the container's embedders, which exist once it runs). */
+    /**
+     * Whether any statement embeds or generates (and so needs the container's embedders or field generators, which
+     * exist once it runs).
+     */
     public static boolean usesEmbedders(IlscriptsConfig config) {
         return config.ilscript().stream().flatMap(script -> script.content().stream())
-                     .anyMatch(statement -> statement.matches("(?s).*\\bembed\\b.*"));
+                     .anyMatch(statement -> statement.matches("(?s).*\\bembed\\b.*") || generates(statement));
     }
 
-    private static StatementExpression parse(DocumentType type, ScriptParserContext context, String content) {
-        if (GENERATE.matcher(content).find())
+    /** Whether the statement has a {@code generate} expression. */
+    public static boolean generates(String statement) {
+        return GENERATE.matcher(statement).find();
+    }
+
+    private static StatementExpression parse(DocumentType type, ScriptParserContext context, String content, boolean hasGenerators) {
+        if ( ! hasGenerators && generates(content))
             throw new IllegalArgumentException("Indexing statement '" + content.strip() + "' of " + type.getName() +
-                                               ": 'generate' (a field generator, e.g. LanguageModelFieldGenerator) is not " +
-                                               "supported by dwell's runtime");
+                                               ": 'generate' needs the container's field generators (components such as " +
+                                               "LanguageModelFieldGenerator), and this indexing has none");
         try {
             context.setInputStream(new IndexingInput(content));
             return StatementExpression.newInstance(context);

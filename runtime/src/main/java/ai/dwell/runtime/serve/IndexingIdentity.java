@@ -24,7 +24,7 @@ import java.util.zip.CRC32C;
 
 /**
  * What besides its schema decides a document type's index content, per type, for the fingerprint of its flushed
- * state: the type's indexing statements, and where they embed, the identity of the embedders: the {@code <component>}
+ * state: the type's indexing statements, and where they embed or generate, the identity of the embedders and generators: the {@code <component>}
  * elements of the package's services.xml (where embedders are declared) and the path, size and a checksum of the first
  * MiB of each model file they name; and where the package declares a linguistics component, its config and configDir files.
  * A change to any of these makes the type's state unusable, so it is indexed again from the store.
@@ -43,7 +43,8 @@ final class IndexingIdentity {
             StringBuilder text = new StringBuilder(String.join("\n", script.content()));
             text.append("\n--fields: ").append(script.docfield());
             if ( ! linguistics.isEmpty()) text.append("\n--linguistics:\n").append(linguistics);
-            if (script.content().stream().anyMatch(statement -> statement.matches("(?s).*\\bembed\\b.*"))) {
+            if (script.content().stream().anyMatch(statement -> statement.matches("(?s).*\\bembed\\b.*")
+                                                               || ai.dwell.runtime.index.IndexingScripts.generates(statement))) {
                 if (embedders == null) embedders = embedders(packageDir);
                 text.append("\n--embedders:\n").append(embedders);
             }

@@ -213,7 +213,8 @@ public class Runtime implements Deployments, AutoCloseable {
             // The flushed index state first; subscribing then indexes only what the state does not hold
             content.loadState(data.index(), IndexingIdentity.of(indexingScripts, deployedDir));
             Optional<Linguistics> linguistics = PackageLinguistics.of(model, services.containerCluster(), served);
-            // Statements that embed need the package's embedders: made here when Vespa's own kinds, else the container's
+            // Statements that embed need the package's embedders: made here when Vespa's own kinds, else the container's;
+            // statements that generate need the container's field generators
             boolean embeds = IndexingScripts.usesEmbedders(indexingScripts);
             if (linguistics.isPresent() && embeds) {
                 packageEmbedders = PackageEmbedders.of(model, services.containerCluster(), served).orElse(null);
@@ -237,7 +238,8 @@ public class Runtime implements Deployments, AutoCloseable {
                                             services.docprocChainsOfType()));
             if (follower == null) {
                 Map<String, Embedder> embedders = CachingEmbedder.wrap(container.embedders(), EMBEDDING_CACHE_SIZE, data.embeddings(), documents::documentCount);
-                follower = new IndexFollower(new IndexingScripts(indexingScripts, types, linguistics.orElseGet(container::linguistics), embedders), content);
+                follower = new IndexFollower(new IndexingScripts(indexingScripts, types, linguistics.orElseGet(container::linguistics), embedders,
+                                                                 container.fieldGenerators()), content);
                 long indexingStart = System.nanoTime();
                 documents.subscribe(follower);
                 CachingEmbedder.storeIndexed();

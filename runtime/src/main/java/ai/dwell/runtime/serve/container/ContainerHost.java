@@ -6,6 +6,7 @@ import com.yahoo.application.container.JDisc;
 import com.yahoo.language.Linguistics;
 import com.yahoo.language.opennlp.OpenNlpLinguistics;
 import com.yahoo.language.process.Embedder;
+import com.yahoo.language.process.FieldGenerator;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -61,6 +62,15 @@ public class ContainerHost implements AutoCloseable {
             if (component instanceof Embedder embedder) embedders.put(id.stringValue(), embedder);
         });
         return embedders;
+    }
+
+    /** The container's field generator components by id, as Vespa's IndexingProcessor gets them injected. */
+    public Map<String, FieldGenerator> fieldGenerators() {
+        Map<String, FieldGenerator> generators = new LinkedHashMap<>();
+        jdisc().components().allComponentsById().forEach((id, component) -> {
+            if (component instanceof FieldGenerator generator) generators.put(id.stringValue(), generator);
+        });
+        return generators;
     }
 
     public String clusterId() { return clusterId; }
