@@ -3,11 +3,14 @@ set to `path=` files in standin/), its feed, the MiniLM stand-in's hidden states
 them, and bfloat16 as Vespa converts cells."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import shutil
 import sys
+import zipfile
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Callable
 
@@ -16,6 +19,17 @@ from dwell_client import ROOT
 
 SAMPLE_APPS = Path(os.environ["DWELL_SAMPLE_APPS"]) if os.environ.get("DWELL_SAMPLE_APPS") else None
 MODEL = ROOT / "application" / "embedder"
+
+
+def zipped(directory: Path, left_out: list[str]) -> bytes:
+    """The directory as `zip -r - . -x PATTERN...` sends it: every file but those matching a pattern of left_out."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted(directory.rglob("*")):
+            relative = path.relative_to(directory).as_posix()
+            if path.is_file() and not any(fnmatch(relative, pattern) for pattern in left_out):
+                archive.write(path, relative)
+    return buffer.getvalue()
 
 
 def with_standins(app: Path, work: Path, models: dict[str, str], package: str = "app") -> Path:

@@ -6,35 +6,25 @@ the README's query over all sources answers totalCount 5. The README's node stop
 Runs when DWELL_SAMPLE_APPS points at a sample-apps checkout; skipped otherwise (CI cannot reach GitHub)."""
 from __future__ import annotations
 
-import io
 import json
 import shutil
 import time
 import urllib.parse
 import urllib.request
-import zipfile
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 from dwell_client import CONFIG_SERVER, CONTAINER, Runtime, answers, http, vespa, wait_for_container
 
-from sample_standins import SAMPLE_APPS
+from sample_standins import SAMPLE_APPS, zipped
 
 APP = SAMPLE_APPS / "examples" / "operations" / "multinode" if SAMPLE_APPS else None
 pytestmark = pytest.mark.skipif(APP is None or not APP.exists(),
                                 reason="DWELL_SAMPLE_APPS does not point at a vespa-engine/sample-apps checkout")
 
 
-def zipped(directory: Path) -> bytes:
-    """`zip -r - . -x "img/*" README.md .gitignore`, as the README sends it."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for path in sorted(directory.rglob("*")):
-            relative = path.relative_to(directory).as_posix()
-            if path.is_file() and not relative.startswith("img/") and relative not in ("README.md", ".gitignore"):
-                archive.write(path, relative)
-    return buffer.getvalue()
+LEFT_OUT = ["img/*", "README.md", ".gitignore"]  # zip -r - . -x "img/*" README.md .gitignore, as the README sends it
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +42,7 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
             assert time.time() < deadline, rt.log()
             time.sleep(0.2)
         time.sleep(1)
-        request = urllib.request.Request(f"{CONFIG_SERVER}/application/v2/tenant/default/prepareandactivate", data=zipped(copy),
+        request = urllib.request.Request(f"{CONFIG_SERVER}/application/v2/tenant/default/prepareandactivate", data=zipped(copy, LEFT_OUT),
                                          headers={"Content-Type": "application/zip"}, method="POST")
         with urllib.request.urlopen(request, timeout=300) as response:
             assert response.status == 200

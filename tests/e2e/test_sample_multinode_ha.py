@@ -8,20 +8,17 @@ lists them, and the README's sddocname query on the query cluster answers totalC
 Runs when DWELL_SAMPLE_APPS points at a sample-apps checkout; skipped otherwise (CI cannot reach GitHub)."""
 from __future__ import annotations
 
-import io
 import json
 import shutil
 import urllib.parse
 import urllib.request
-import zipfile
-from fnmatch import fnmatch
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 from dwell_client import CONFIG_SERVER, Runtime, http, vespa, wait_for_container
 
-from sample_standins import SAMPLE_APPS
+from sample_standins import SAMPLE_APPS, zipped
 
 APP = SAMPLE_APPS / "examples" / "operations" / "multinode-HA" if SAMPLE_APPS else None
 pytestmark = pytest.mark.skipif(APP is None or not APP.exists(),
@@ -31,17 +28,6 @@ QUERY = "http://localhost:8081"
 LEFT_OUT = ["gke/*", "img/*", "scripts/*", "pki/*", "tls/*", "README.md", ".gitignore", "*.yaml"]
 
 
-def zipped(directory: Path) -> bytes:
-    """`zip -r - . -x "gke/*" "img/*" "scripts/*" "pki/*" "tls/*" README.md .gitignore "*.yaml"`, as the README sends it."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for path in sorted(directory.rglob("*")):
-            relative = path.relative_to(directory).as_posix()
-            if path.is_file() and not any(fnmatch(relative, pattern) for pattern in LEFT_OUT):
-                archive.write(path, relative)
-    return buffer.getvalue()
-
-
 @pytest.fixture(scope="module")
 def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
     copy = tmp_path_factory.mktemp("multinode-ha") / "app"
@@ -49,7 +35,7 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runtime]:
     rt = Runtime(copy.parent / "data")
     rt.start()
     try:
-        request = urllib.request.Request(f"{CONFIG_SERVER}/application/v2/tenant/default/prepareandactivate", data=zipped(copy),
+        request = urllib.request.Request(f"{CONFIG_SERVER}/application/v2/tenant/default/prepareandactivate", data=zipped(copy, LEFT_OUT),
                                          headers={"Content-Type": "application/zip"}, method="POST")
         with urllib.request.urlopen(request, timeout=300) as response:
             assert response.status == 200
