@@ -82,6 +82,7 @@ class LoopConfig:
     iteration_hours: float = 1.0     # simulated hours per iteration (a living world's clock)
     recency: float = 0.0             # readers' taste for newer comments: q' loses recency * (1 - freshness) in logit
     mixture_truth: bool = False      # rows carry the expected dwell of the live and candidate mixtures as served
+    save_counters: bool = False      # diagnostics: write the offline replica's counters at the end (counters.json)
     read_feature: str = "time"       # the ninth input (features.READ_FEATURES): time (read_time, seconds per read) or
     #                                  logtime (read_logtime, the mean of position-corrected log seconds per read, the
     #                                  position curve fitted on the logged reads: read_curve.PositionCurve)
@@ -347,7 +348,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         raise ValueError("--read-feature logtime is offline only: the package's rank profiles compute read_time")
     # the position curve of log read times, fitted on every read logged so far (both arms): with read_logtime, the
     # reads sent back carry their position-corrected log milliseconds (counter read_logms)
-    curve = PositionCurve(config.hits) if config.read_feature == "logtime" else None
+    positions = PositionCurve(config.hits) if config.read_feature == "logtime" else None
     targets = [s for s in (service, runtime_service) if s is not None]
     for s in targets:
         if isinstance(s, OfflineService):
@@ -450,9 +451,9 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
                 for r in sig["reads"]:
                     read_log.setdefault((sig["article"], r["id"]), []).append(r)
             t0 = time.time()
-            if curve is not None:
-                curve.add(actions)
-            updates = counter_updates(actions, curve.offsets if curve is not None else None)
+            if positions is not None:
+                positions.add(actions)
+            updates = counter_updates(actions, positions.offsets if positions is not None else None)
             svc.apply(updates)
             if mode == "runtime":
                 service.apply(updates)   # the offline replica mirrors the runtime's counters
@@ -465,7 +466,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
                                            config.temperature, config.candidates, config.hits, v.seed) for v in chunk])
                 own = [readers.read(imp["query_id"], imp["article"], [imp["ids"][c] for c in imp["shown"]], alone_rng)
                        for imp in served]
-                alone.apply(counter_updates(own, curve.offsets if curve is not None else None))
+                alone.apply(counter_updates(own, positions.offsets if positions is not None else None))
                 dwell["freshness_alone"].extend(s["dwell"] for s in own)
 
         # Join, split, train, estimate, gate.
@@ -539,7 +540,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "learned_served": float(np.mean(dwell["learned_served"])) if dwell["learned_served"] else None,
             "holdout_views": len(dwell["learned_holdout"]),
             # read_logtime's position curve as fitted at the end of the iteration (log seconds against position 0)
-            "position_offsets": curve.offsets.tolist() if curve is not None else None,
+            "position_offsets": positions.offsets.tolist() if positions is not None else None,
         }
         if world is not None:
             row["living"] = {
@@ -595,6 +596,8 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             f"cand {est_cand['cascade'].snips:6.2f}/{_fmt(est_cand['dr'].ips if 'dr' in est_cand else None)} "
             f"gain {diff:+.2f} [{diff_ci[0]:+.2f}, {diff_ci[1]:+.2f}] {'SHIP' if ship else 'keep'} "
             f"| true live {row['true_live']:.2f} cand {row['true_candidate']:.2f} | {row['seconds']['total']:.1f} s")
+    if config.save_counters and isinstance(service, OfflineService):
+        (out / "counters.json").write_text(json.dumps({"now": service._now(), "counters": service.counters}))
     return rows
 
 
