@@ -85,6 +85,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             corpus, {a: np.c_[x[feature][a], logit_q[a]] for a in corpus.popularity}, target, 1, make)
         rows[f"logit q, reads and {name} (what the Bayes ranker knows, in these two counters)"] = cross_fitted(
             corpus, {a: np.c_[logit_q[a], x[feature][a][:, READS:]] for a in corpus.popularity}, target, 1, make)
+    # The article's engagement scales every read time of the article: the Bayes ranker knows it, no comment's inputs do.
+    # Its readout from the counters: the article's mean position-corrected log seconds over all its reads.
+    counters = state["counters"]
+    article_log = {}
+    for a in corpus.popularity:
+        n = sum(counters.get(c, {}).get("reads", 0) for c in corpus.by_article[a])
+        logms = sum(counters.get(c, {}).get("read_logms", 0) for c in corpus.by_article[a])
+        article_log[a] = logms / 1000 / n if n else math.log(5.0)
+    log_g = {a: math.log(readers.engagement(a)) for a in corpus.popularity}
+    for extra, column in (("the article's mean log read time", article_log), ("log engagement (hidden)", log_g)):
+        rows[f"nine inputs with read_logtime, plus {extra}"] = cross_fitted(
+            corpus, {a: np.c_[x["logtime"][a], np.full(len(x["logtime"][a]), column[a])] for a in corpus.popularity},
+            target, 1, make)
+        rows[f"logit q, reads and read_logtime, plus {extra}"] = cross_fitted(
+            corpus, {a: np.c_[logit_q[a], x["logtime"][a][:, READS:], np.full(len(logit_q[a]), column[a])]
+                     for a in corpus.popularity}, target, 1, make)
     result = {name: share_of_ceiling(corpus, readers, s, hits) for name, s in rows.items()}
     read_share = float(np.mean(np.concatenate([x["time"][a][:, READS] > 0 for a in corpus.popularity])))
     result["share of comments read at least once"] = read_share

@@ -51,3 +51,26 @@ def test_cross_fitting_never_ranks_an_article_with_a_fit_that_saw_it() -> None:
         assert float(i) not in other
         want = np.concatenate([target[articles[int(j)]] for j in sorted(other)]).mean()
         np.testing.assert_allclose(got[a], want, rtol=1e-12)
+
+
+def test_main_on_a_loop_run_reports_every_input_set(tmp_path) -> None:
+    import json
+    from dataclasses import asdict
+
+    from dwell_learning.feature_ceiling import main
+    from dwell_learning.loop import LoopConfig, run
+    from synthetic import write
+
+    c = corpus()
+    write(c, tmp_path / "corpus")
+    config = LoopConfig(iterations=1, views=60, batch=20, candidates=20, hits=5, epochs=1, rate=0.3,
+                        read_feature="logtime", export_every_ship=False, save_counters=True)
+    run(c, OfflineService(c), config, tmp_path, log=lambda _: None)
+    (tmp_path / "config.json").write_text(json.dumps(asdict(config)))
+    assert main(["--corpus", str(tmp_path / "corpus"), "--run", str(tmp_path)]) == 0
+    got = json.loads((tmp_path / "feature_ceiling.json").read_text())
+    assert got["true ceiling (by q')"] == pytest.approx(1.0, rel=1e-12)
+    r = Readers(c.quality, seed=1)
+    service = OfflineService(c)
+    assert got["q oracle (by q)"] == pytest.approx(true_value(c, service, r, "oracle", 5) / true_value(c, service, r, "ceiling", 5), rel=1e-12)
+    assert all(0 < v <= 1 + 1e-12 for v in got.values())

@@ -1,6 +1,7 @@
 """read_logtime: the position curve fitted on the logged reads, the read_logms counter it corrects, and the feature."""
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -112,8 +113,9 @@ def test_the_loop_with_read_logtime_feeds_read_logms_and_serves_it_as_the_ninth_
     c = corpus()
     service = OfflineService(c)
     config = LoopConfig(iterations=2, views=60, batch=20, candidates=20, hits=5, epochs=1, rate=0.3,
-                        read_feature="logtime", export_every_ship=False)
+                        read_feature="logtime", export_every_ship=False, save_counters=True)
     rows = run(c, service, config, tmp_path, log=lambda _: None)
+    assert json.loads((tmp_path / "counters.json").read_text())["counters"] == service.counters
     assert all(len(r["position_offsets"]) == 5 and r["position_offsets"][0] == 0.0 for r in rows)
     read = {cid: n for cid, n in service.counters.items() if n.get("reads", 0) > 0}
     assert read and all("read_logms" in n for n in read.values())
