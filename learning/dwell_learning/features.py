@@ -34,7 +34,8 @@ READ_PRIOR_S = 5.0  # f_read_time of a comment nobody has read yet
 READ_PRIOR_LOG_S = math.log(READ_PRIOR_S)  # read_logtime of a comment nobody has read yet (log seconds)
 # What the ninth input is: "time", the smoothed seconds per read (read_time), or "logtime", the smoothed mean of
 # position-corrected log seconds per read (read_logtime).
-READ_FEATURES: tuple[str, ...] = ("time", "logtime")
+# "relative": read_logtime's deviation from the article's mean log read time (read_relative).
+READ_FEATURES: tuple[str, ...] = ("time", "logtime", "relative")
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,8 @@ class CommentSignals:
     reads: int = 0
     read_ms: int = 0
     read_logms: int = 0    # sum over reads of 1000 * (log seconds - the position's offset), rounded per read
+    article_reads: int = 0        # the same two counters summed over the comment's article (an article document's,
+    article_read_logms: int = 0   # imported as author_reputation is): for read_relative
 
 
 def age_hours(created_at: float, now: float) -> float:
@@ -66,6 +69,15 @@ def read_logtime(reads: int, read_logms: int) -> float:
     """Mean position-corrected log seconds per read, smoothed by one pseudo-read of log(READ_PRIOR_S):
     (read_logms / 1000 + log(READ_PRIOR_S)) / (reads + 1). read_logms may be negative (reads under a second)."""
     return (read_logms / 1000.0 + READ_PRIOR_LOG_S) / (max(0, reads) + 1.0)
+
+
+def read_relative(reads: int, read_logms: int, article_reads: int, article_read_logms: int) -> float:
+    """The comment's mean position-corrected log seconds per read relative to its article's, smoothed toward the
+    article's by one pseudo-read: (read_logms / 1000 - reads * m) / (reads + 1), with m the article's smoothed mean
+    (article_read_logms / 1000 + log(READ_PRIOR_S)) / (article_reads + 1). 0 for an unread comment. An article's
+    engagement scales all its read times alike: this takes it out."""
+    m = (article_read_logms / 1000.0 + READ_PRIOR_LOG_S) / (max(0, article_reads) + 1.0)
+    return (read_logms / 1000.0 - max(0, reads) * m) / (max(0, reads) + 1.0)
 
 
 def feature_vector(c: CommentSignals, now: float, read_feature: str = "time") -> np.ndarray:
@@ -84,7 +96,9 @@ def feature_vector(c: CommentSignals, now: float, read_feature: str = "time") ->
             math.log1p(max(0, c.text_length)),
             math.log1p(max(0, c.report_count)),
             math.log1p(max(0, c.reads)),
-            read_time(c.reads, c.read_ms) if read_feature == "time" else read_logtime(c.reads, c.read_logms),
+            read_time(c.reads, c.read_ms) if read_feature == "time"
+            else read_logtime(c.reads, c.read_logms) if read_feature == "logtime"
+            else read_relative(c.reads, c.read_logms, c.article_reads, c.article_read_logms),
         ],
         dtype=np.float64,
     )

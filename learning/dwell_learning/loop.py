@@ -345,10 +345,10 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
     if config.read_feature not in READ_FEATURES:
         raise ValueError(f"unknown read feature {config.read_feature!r}; one of {', '.join(READ_FEATURES)}")
     if config.read_feature != "time" and runtime_service is not None and config.runtime_iterations > 0:
-        raise ValueError("--read-feature logtime is offline only: the package's rank profiles compute read_time")
+        raise ValueError(f"--read-feature {config.read_feature} is offline only: the package's rank profiles compute read_time")
     # the position curve of log read times, fitted on every read logged so far (both arms): with read_logtime, the
     # reads sent back carry their position-corrected log milliseconds (counter read_logms)
-    positions = PositionCurve(config.hits) if config.read_feature == "logtime" else None
+    positions = PositionCurve(config.hits) if config.read_feature in ("logtime", "relative") else None
     targets = [s for s in (service, runtime_service) if s is not None]
     for s in targets:
         if isinstance(s, OfflineService):
