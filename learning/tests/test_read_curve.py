@@ -126,3 +126,33 @@ def test_the_loop_with_read_logtime_feeds_read_logms_and_serves_it_as_the_ninth_
         np.testing.assert_allclose(x[:, 8], want, rtol=1e-14)
     with pytest.raises(ValueError):
         run(c, OfflineService(c), LoopConfig(read_feature="seconds"), tmp_path, log=lambda _: None)
+
+
+def test_read_relative_is_the_deviation_from_the_articles_mean_and_moves_with_the_article() -> None:
+    from dwell_learning.features import read_relative
+    from dwell_learning.service import OfflineService
+    from synthetic import corpus
+
+    assert read_relative(0, 0, 40, 80_000) == 0.0, "an unread comment sits at its article's mean"
+    m = (80.0 + math.log(5)) / 41
+    assert read_relative(3, 9_000, 40, 80_000) == pytest.approx((9.0 - 3 * m) / 4, rel=1e-14)
+    c = corpus()
+    service = OfflineService(c, read_feature="relative")
+    article = c.by_article["a0"]
+    service.features("a0")
+    service.apply({article[0]: {"reads": 2, "read_logms": 4_000}, article[1]: {"reads": 1, "read_logms": 500}})
+
+    def want() -> np.ndarray:
+        n = np.array([service.counters.get(x, {}).get("reads", 0) for x in article], dtype=float)
+        logms = np.array([service.counters.get(x, {}).get("read_logms", 0) for x in article], dtype=float)
+        mean = (logms.sum() / 1000 + math.log(5)) / (n.sum() + 1)
+        return (logms / 1000 - n * mean) / (n + 1)
+
+    np.testing.assert_allclose(service.features("a0")[:, 8], want(), rtol=1e-13, atol=1e-15)
+    before = service.features("a0")[1, 8]
+    service.apply({article[5]: {"reads": 10, "read_logms": 40_000}})      # another comment's reads move the mean
+    after = service.features("a0")
+    np.testing.assert_allclose(after[:, 8], want(), rtol=1e-13, atol=1e-15)
+    assert after[1, 8] < before
+    fresh = OfflineService(c, counters=service.counters, read_feature="relative")
+    np.testing.assert_array_equal(fresh.features("a0"), after)
