@@ -32,9 +32,9 @@ BASELINE_WEIGHTS = np.array([2.0, 0.5, -0.5, 0.25, 1.0, 0.0, -0.5, 0.0, 0.0])
 
 READ_PRIOR_S = 5.0  # f_read_time of a comment nobody has read yet
 READ_PRIOR_LOG_S = math.log(READ_PRIOR_S)  # read_logtime of a comment nobody has read yet (log seconds)
-# What the ninth input is: "time", the smoothed seconds per read (read_time), or "logtime", the smoothed mean of
-# position-corrected log seconds per read (read_logtime).
-# "relative": read_logtime's deviation from the article's mean log read time (read_relative).
+# What the ninth input is: "time", the smoothed seconds per read (read_time, what comment.sd computes); offline only,
+# "logtime", the smoothed mean of position-corrected log seconds per read (read_logtime), or "relative", that relative
+# to the article's mean (read_relative). learning/README.md, "The position-corrected log read time".
 READ_FEATURES: tuple[str, ...] = ("time", "logtime", "relative")
 
 
@@ -82,7 +82,7 @@ def read_relative(reads: int, read_logms: int, article_reads: int, article_read_
 
 def feature_vector(c: CommentSignals, now: float, read_feature: str = "time") -> np.ndarray:
     """nn_input for one comment, as float64 (Vespa evaluates the cells in double). `read_feature` (READ_FEATURES)
-    picks the ninth input: read_time or read_logtime."""
+    picks the ninth input: read_time, read_logtime or read_relative."""
     if read_feature not in READ_FEATURES:
         raise ValueError(f"unknown read feature {read_feature!r}; one of {', '.join(READ_FEATURES)}")
     reputation = 0.0 if math.isnan(c.author_reputation) else c.author_reputation

@@ -83,9 +83,10 @@ class LoopConfig:
     recency: float = 0.0             # readers' taste for newer comments: q' loses recency * (1 - freshness) in logit
     mixture_truth: bool = False      # rows carry the expected dwell of the live and candidate mixtures as served
     save_counters: bool = False      # diagnostics: write the offline replica's counters at the end (counters.json)
-    read_feature: str = "time"       # the ninth input (features.READ_FEATURES): time (read_time, seconds per read) or
+    read_feature: str = "time"       # the ninth input (features.READ_FEATURES): time (read_time, seconds per read),
     #                                  logtime (read_logtime, the mean of position-corrected log seconds per read, the
-    #                                  position curve fitted on the logged reads: read_curve.PositionCurve)
+    #                                  position curve fitted on the logged reads: read_curve.PositionCurve) or relative
+    #                                  (read_relative: that relative to the article's); the last two offline only
 
 
 @dataclass

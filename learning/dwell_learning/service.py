@@ -141,7 +141,7 @@ class OfflineService:
     model_version: int = 0
     now: float | None = None
     counters: dict[str, dict[str, int]] = field(default_factory=dict)
-    read_feature: str = "time"     # the ninth input (features.READ_FEATURES): read_time or read_logtime
+    read_feature: str = "time"     # the ninth input (features.READ_FEATURES): read_time, read_logtime or read_relative
     # Each article's feature rows (nn_input of its comments, in corpus order), computed once and kept up to date row
     # by row as counters change, and column by column as the clock moves (only freshness depends on it): the same
     # feature_vector values, without recomputing every comment of a view. New comments (a living world) add rows.
