@@ -31,6 +31,11 @@ FEATURE_NAMES: tuple[str, ...] = (
 BASELINE_WEIGHTS = np.array([2.0, 0.5, -0.5, 0.25, 1.0, 0.0, -0.5, 0.0, 0.0])
 
 READ_PRIOR_S = 5.0  # f_read_time of a comment nobody has read yet
+READ_PRIOR_LOG_S = math.log(READ_PRIOR_S)  # read_logtime of a comment nobody has read yet (log seconds)
+# What the ninth input is: "time", the smoothed seconds per read (read_time, what comment.sd computes); offline only,
+# "logtime", the smoothed mean of position-corrected log seconds per read (read_logtime), or "relative", that relative
+# to the article's mean (read_relative). learning/README.md, "The position-corrected log read time".
+READ_FEATURES: tuple[str, ...] = ("time", "logtime", "relative")
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,9 @@ class CommentSignals:
     author_reputation: float = float("nan")  # NaN: no author document
     reads: int = 0
     read_ms: int = 0
+    read_logms: int = 0    # sum over reads of 1000 * (log seconds - the position's offset), rounded per read
+    article_reads: int = 0        # the same two counters summed over the comment's article (an article document's,
+    article_read_logms: int = 0   # imported as author_reputation is): for read_relative
 
 
 def age_hours(created_at: float, now: float) -> float:
@@ -57,8 +65,26 @@ def read_time(reads: int, read_ms: int) -> float:
     return (max(0, read_ms) / 1000.0 + READ_PRIOR_S) / (max(0, reads) + 1.0)
 
 
-def feature_vector(c: CommentSignals, now: float) -> np.ndarray:
-    """nn_input for one comment, as float64 (Vespa evaluates the cells in double)."""
+def read_logtime(reads: int, read_logms: int) -> float:
+    """Mean position-corrected log seconds per read, smoothed by one pseudo-read of log(READ_PRIOR_S):
+    (read_logms / 1000 + log(READ_PRIOR_S)) / (reads + 1). read_logms may be negative (reads under a second)."""
+    return (read_logms / 1000.0 + READ_PRIOR_LOG_S) / (max(0, reads) + 1.0)
+
+
+def read_relative(reads: int, read_logms: int, article_reads: int, article_read_logms: int) -> float:
+    """The comment's mean position-corrected log seconds per read relative to its article's, smoothed toward the
+    article's by one pseudo-read: (read_logms / 1000 - reads * m) / (reads + 1), with m the article's smoothed mean
+    (article_read_logms / 1000 + log(READ_PRIOR_S)) / (article_reads + 1). 0 for an unread comment. An article's
+    engagement scales all its read times alike: this takes it out."""
+    m = (article_read_logms / 1000.0 + READ_PRIOR_LOG_S) / (max(0, article_reads) + 1.0)
+    return (read_logms / 1000.0 - max(0, reads) * m) / (max(0, reads) + 1.0)
+
+
+def feature_vector(c: CommentSignals, now: float, read_feature: str = "time") -> np.ndarray:
+    """nn_input for one comment, as float64 (Vespa evaluates the cells in double). `read_feature` (READ_FEATURES)
+    picks the ninth input: read_time, read_logtime or read_relative."""
+    if read_feature not in READ_FEATURES:
+        raise ValueError(f"unknown read feature {read_feature!r}; one of {', '.join(READ_FEATURES)}")
     reputation = 0.0 if math.isnan(c.author_reputation) else c.author_reputation
     return np.array(
         [
@@ -70,7 +96,9 @@ def feature_vector(c: CommentSignals, now: float) -> np.ndarray:
             math.log1p(max(0, c.text_length)),
             math.log1p(max(0, c.report_count)),
             math.log1p(max(0, c.reads)),
-            read_time(c.reads, c.read_ms),
+            read_time(c.reads, c.read_ms) if read_feature == "time"
+            else read_logtime(c.reads, c.read_logms) if read_feature == "logtime"
+            else read_relative(c.reads, c.read_logms, c.article_reads, c.article_read_logms),
         ],
         dtype=np.float64,
     )

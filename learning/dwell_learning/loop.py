@@ -34,9 +34,10 @@ import numpy as np
 from .doubly_robust import dr_values, estimate_from_values, fit_readers, gain_from_values
 from .estimators import INTERVALS, Logged, bootstrap_counts, estimate, join, mean_interval, snips_difference
 from .export import read_constants
-from .features import FEATURE_NAMES, baseline_score
+from .features import FEATURE_NAMES, READ_FEATURES, baseline_score
 from .network import Weights, forward, linear_weights
 from .service import Corpus, OfflineService, RuntimeService, View, load_corpus, sample_views
+from .read_curve import PositionCurve
 from .simulator import ReaderModel, Readers, counter_updates
 from .train import TrainConfig, random_weights, train
 
@@ -81,6 +82,11 @@ class LoopConfig:
     iteration_hours: float = 1.0     # simulated hours per iteration (a living world's clock)
     recency: float = 0.0             # readers' taste for newer comments: q' loses recency * (1 - freshness) in logit
     mixture_truth: bool = False      # rows carry the expected dwell of the live and candidate mixtures as served
+    save_counters: bool = False      # diagnostics: write the offline replica's counters at the end (counters.json)
+    read_feature: str = "time"       # the ninth input (features.READ_FEATURES): time (read_time, seconds per read),
+    #                                  logtime (read_logtime, the mean of position-corrected log seconds per read, the
+    #                                  position curve fitted on the logged reads: read_curve.PositionCurve) or relative
+    #                                  (read_relative: that relative to the article's); the last two offline only
 
 
 @dataclass
@@ -337,6 +343,13 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
     if config.learner not in ("network", "fixed", "vw"):
         raise ValueError(f"unknown learner {config.learner!r}")
     dropped = dropped_features(config.drop_features)
+    if config.read_feature not in READ_FEATURES:
+        raise ValueError(f"unknown read feature {config.read_feature!r}; one of {', '.join(READ_FEATURES)}")
+    if config.read_feature != "time" and runtime_service is not None and config.runtime_iterations > 0:
+        raise ValueError(f"--read-feature {config.read_feature} is offline only: the package's rank profiles compute read_time")
+    # the position curve of log read times, fitted on every read logged so far (both arms): with read_logtime, the
+    # reads sent back carry their position-corrected log milliseconds (counter read_logms)
+    positions = PositionCurve(config.hits) if config.read_feature in ("logtime", "relative") else None
     targets = [s for s in (service, runtime_service) if s is not None]
     for s in targets:
         if isinstance(s, OfflineService):
@@ -349,7 +362,12 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
     # only its own readers' actions change. The freshness arm shares its documents with the
     # learned arm, whose readers' votes and reads also lift the baseline (A/B interference); this
     # arm is the baseline as it would be if it were all the traffic, as before any learning.
-    alone = OfflineService(corpus, now=getattr(service, "now", None)) if config.freshness_alone else None
+    alone = (OfflineService(corpus, now=getattr(service, "now", None), read_feature=config.read_feature)
+             if config.freshness_alone else None)
+    if isinstance(service, OfflineService):
+        if service._features and service.read_feature != config.read_feature:
+            raise ValueError("the offline replica's features were computed with another read feature")
+        service.read_feature = config.read_feature
     alone_rng = np.random.default_rng([config.seed, 7])
     world = None
     if config.arrivals > 0:
@@ -434,7 +452,9 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
                 for r in sig["reads"]:
                     read_log.setdefault((sig["article"], r["id"]), []).append(r)
             t0 = time.time()
-            updates = counter_updates(actions)
+            if positions is not None:
+                positions.add(actions)
+            updates = counter_updates(actions, positions.offsets if positions is not None else None)
             svc.apply(updates)
             if mode == "runtime":
                 service.apply(updates)   # the offline replica mirrors the runtime's counters
@@ -447,7 +467,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
                                            config.temperature, config.candidates, config.hits, v.seed) for v in chunk])
                 own = [readers.read(imp["query_id"], imp["article"], [imp["ids"][c] for c in imp["shown"]], alone_rng)
                        for imp in served]
-                alone.apply(counter_updates(own))
+                alone.apply(counter_updates(own, positions.offsets if positions is not None else None))
                 dwell["freshness_alone"].extend(s["dwell"] for s in own)
 
         # Join, split, train, estimate, gate.
@@ -520,6 +540,8 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "learned_holdout": float(np.mean(dwell["learned_holdout"])) if dwell["learned_holdout"] else None,
             "learned_served": float(np.mean(dwell["learned_served"])) if dwell["learned_served"] else None,
             "holdout_views": len(dwell["learned_holdout"]),
+            # read_logtime's position curve as fitted at the end of the iteration (log seconds against position 0)
+            "position_offsets": positions.offsets.tolist() if positions is not None else None,
         }
         if world is not None:
             row["living"] = {
@@ -575,6 +597,8 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             f"cand {est_cand['cascade'].snips:6.2f}/{_fmt(est_cand['dr'].ips if 'dr' in est_cand else None)} "
             f"gain {diff:+.2f} [{diff_ci[0]:+.2f}, {diff_ci[1]:+.2f}] {'SHIP' if ship else 'keep'} "
             f"| true live {row['true_live']:.2f} cand {row['true_candidate']:.2f} | {row['seconds']['total']:.1f} s")
+    if config.save_counters and isinstance(service, OfflineService):
+        (out / "counters.json").write_text(json.dumps({"now": service._now(), "counters": service.counters}))
     return rows
 
 

@@ -57,7 +57,34 @@ def interval(values: Sequence[float]) -> dict[str, float]:
     return {"mean": mean, "lo": mean - half, "hi": mean + half, "n": len(v)}
 
 
-def aggregate(runs: dict[int, Path], out: Path) -> dict[str, Any]:
+def candidate_share(run: Path, last: int = 3) -> float:
+    """The trained candidates' share of the true ceiling (expected, greedy), mean over the run's last `last` iterations:
+    what the learner produced whether or not the gate shipped it (rows' true_candidate / true_ceiling)."""
+    rows = [json.loads(line) for line in (run / "iterations.jsonl").read_text().splitlines()][-last:]
+    return float(np.mean([r["true_candidate"] / r["true_ceiling"] for r in rows]))
+
+
+def paired(runs: dict[int, Path], against: dict[int, Path]) -> dict[str, Any]:
+    """Each figure of FIGURES (and the candidates' share) of `runs` minus that of `against`, seed by seed (the seeds
+    both have), with the 95% t-interval of the per-seed differences."""
+    seeds = sorted(set(runs) & set(against))
+    a = {s: json.loads((runs[s] / "summary.json").read_text()) for s in seeds}
+    b = {s: json.loads((against[s] / "summary.json").read_text()) for s in seeds}
+    out: dict[str, Any] = {}
+    for name, (_, read) in FIGURES.items():
+        diffs = [read(a[s]) - read(b[s]) for s in seeds if read(a[s]) is not None and read(b[s]) is not None]
+        if len(diffs) == len(seeds) and seeds:
+            out[name] = interval(diffs) | {"per_seed": diffs}
+    diffs = [candidate_share(runs[s]) - candidate_share(against[s]) for s in seeds]
+    if seeds:
+        out[CANDIDATES] = interval(diffs) | {"per_seed": diffs}
+    return {"seeds": seeds, "figures": out}
+
+
+CANDIDATES = "trained candidates' share of the true ceiling (shipped or not)"
+
+
+def aggregate(runs: dict[int, Path], out: Path, against: Path | None = None) -> dict[str, Any]:
     summaries = {s: json.loads((d / "summary.json").read_text()) for s, d in runs.items()}
     result: dict[str, Any] = {"seeds": sorted(summaries), "figures": {}, "gate": {}}
     for name, (_, read) in FIGURES.items():
@@ -65,13 +92,20 @@ def aggregate(runs: dict[int, Path], out: Path) -> dict[str, Any]:
         if any(v is None for v in values):  # a figure older runs did not record
             continue
         result["figures"][name] = interval(values) | {"per_seed": values}
+    shares = [candidate_share(runs[s]) for s in sorted(runs)]
+    result["figures"][CANDIDATES] = interval(shares) | {"per_seed": shares}
     for key in ("shipped_better", "shipped_worse", "kept_better", "kept_worse"):
         result["gate"][key] = int(sum(s["gate"][key] for s in summaries.values()))
     rows = [json.loads(line) for s in sorted(runs) for line in (runs[s] / "iterations.jsonl").read_text().splitlines()]
     result["gate_by_interval"] = gate_by_interval(rows)
+    if against is not None:
+        result["paired"] = paired(runs, {s: against / f"seed-{s}" for s in runs if (against / f"seed-{s}").is_dir()})
+        result["paired"]["against"] = str(against)
     (out / "summary.json").write_text(json.dumps(result, indent=1) + "\n")
     (out / "report.md").write_text(report(result))
-    plot(runs, out / "learning_curves.png")
+    others = ({s: against / f"seed-{s}" for s in runs if (against / f"seed-{s}").is_dir()} if against is not None
+              else None)
+    plot(runs, out / "learning_curves.png", others, against.name if against is not None else "")
     return result
 
 
@@ -119,9 +153,17 @@ def report(result: dict[str, Any]) -> str:
     lines = [f"Seeds {', '.join(map(str, result['seeds']))}: mean over seeds and its 95% t-interval (last three iterations of each run).",
              "", "| figure | mean | 95% interval | per seed |", "|---|---|---|---|"]
     for name, f in result["figures"].items():
-        signed = FIGURES[name][0] == "%+"
+        signed = name in FIGURES and FIGURES[name][0] == "%+"
         fmt = (lambda x: f"{x:+.1%}") if signed else (lambda x: f"{x:.1%}")
         lines.append(f"| {name} | {fmt(f['mean'])} | [{fmt(f['lo'])}, {fmt(f['hi'])}] | {', '.join(fmt(x) for x in f['per_seed'])} |")
+    if "paired" in result:
+        p = result["paired"]
+        lines += ["", f"Paired by seed against {p['against']} (seeds {', '.join(map(str, p['seeds']))}): this run's figure minus "
+                  "that one's, in points, with the 95% t-interval of the per-seed differences.", "",
+                  "| figure | mean difference | 95% interval | per seed |", "|---|---|---|---|"]
+        pts = lambda x: f"{100 * x:+.1f}"   # noqa: E731
+        for name, f in p["figures"].items():
+            lines.append(f"| {name} | {pts(f['mean'])} | [{pts(f['lo'])}, {pts(f['hi'])}] | {', '.join(pts(x) for x in f['per_seed'])} |")
     g = result["gate"]
     lines += ["", f"Gate, over all seeds (candidate against the live model in expectation): shipped {g['shipped_better']} better "
               f"and {g['shipped_worse']} worse; kept back {g['kept_better']} better and {g['kept_worse']} worse.", ""]
@@ -135,7 +177,9 @@ def report(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def plot(runs: dict[int, Path], path: Path) -> None:
+def plot(runs: dict[int, Path], path: Path, against: dict[int, Path] | None = None, against_label: str = "") -> None:
+    """The mean share of the true ceiling by iteration with its 95% band; with `against` (another seeds directory's
+    runs, the same seeds), its learned network's curve dashed, labelled `against_label`."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -158,6 +202,12 @@ def plot(runs: dict[int, Path], path: Path) -> None:
         half = np.array([interval(share[:, i])["hi"] - mean[i] for i in range(n)]) if len(rows) > 1 else np.zeros(n)
         ax.plot(it, mean, "-", color=colour, label=label)
         ax.fill_between(it, mean - half, mean + half, color=colour, alpha=0.2)
+    if against:
+        other = {s: [json.loads(line) for line in (d / "iterations.jsonl").read_text().splitlines()]
+                 for s, d in against.items()}
+        m = min(n, min(len(r) for r in other.values()))
+        share = np.array([[r[i]["true_live"] / r[i]["true_ceiling"] for i in range(m)] for r in other.values()])
+        ax.plot(it[:m], share.mean(axis=0), "--", color="C0", label=f"learned network, {against_label}")
     ax.axhline(1.0, color="k", lw=1, label="true ceiling")
     ax.set_xlabel("iteration")
     ax.set_ylabel("expected greedy dwell, share of the true ceiling")
@@ -177,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--preset", default="medium", help="the corpus preset each seed draws")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--aggregate-only", action="store_true", help="only aggregate the runs already in --out")
+    parser.add_argument("--against", type=Path, help="another seeds directory: the figures paired by seed against it")
     args = parser.parse_args(own)
     from .experiment import main as experiment
 
@@ -197,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[seeds] seed {seed}", file=sys.stderr, flush=True)
             experiment(["--corpus", str(corpus), "--out", str(run), "--seed", str(seed), "--runtime-iterations", "0", *passed])
         runs[seed] = run
-    result = aggregate(runs, args.out)
+    result = aggregate(runs, args.out, args.against)
     print(report(result))
     return 0
 

@@ -20,7 +20,7 @@ import time
 import urllib.parse
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -141,6 +141,7 @@ class OfflineService:
     model_version: int = 0
     now: float | None = None
     counters: dict[str, dict[str, int]] = field(default_factory=dict)
+    read_feature: str = "time"     # the ninth input (features.READ_FEATURES): read_time, read_logtime or read_relative
     # Each article's feature rows (nn_input of its comments, in corpus order), computed once and kept up to date row
     # by row as counters change, and column by column as the clock moves (only freshness depends on it): the same
     # feature_vector values, without recomputing every comment of a view. New comments (a living world) add rows.
@@ -157,7 +158,7 @@ class OfflineService:
         x = self._features.get(article)
         if x is None:
             ids = self.corpus.by_article[article]
-            x = np.stack([feature_vector(self.signals(c), now) for c in ids])
+            x = self._vectors(article, ids, now)
             if not self._row:
                 self._row = {c: (a, i) for a, cs in self.corpus.by_article.items() for i, c in enumerate(cs)}
         elif self._at[article] != now:   # the clock moved: only the freshness column changes
@@ -183,7 +184,7 @@ class OfflineService:
                 raise ValueError(f"the new comments of {article} are not the last of its comments")
             self._row.update((cid, (article, first + i)) for i, cid in enumerate(new))
             if article in self._features:
-                rows = np.stack([feature_vector(self.signals(c), self._at[article]) for c in new])
+                rows = self._vectors(article, new, self._at[article])
                 x = np.concatenate([self._features[article], rows])
                 x.flags.writeable = False
                 self._features[article] = x
@@ -202,7 +203,24 @@ class OfflineService:
             author_reputation=float(author["reputation"]) if author else float("nan"),
             reads=int(c.get("reads", 0)) + delta.get("reads", 0),
             read_ms=int(c.get("read_ms", 0)) + delta.get("read_ms", 0),
+            read_logms=int(c.get("read_logms", 0)) + delta.get("read_logms", 0),
         )
+
+    def _vectors(self, article: str, ids: Sequence[str], now: float) -> np.ndarray:
+        """feature_vector of the given comments of one article, with the article's read sums where the read input needs
+        them (computed once for all the rows)."""
+        if self.read_feature != "relative":
+            return np.stack([feature_vector(self.signals(c), now, self.read_feature) for c in ids])
+        sums = self._article_reads(article)
+        return np.stack([feature_vector(replace(self.signals(c), **sums), now, self.read_feature) for c in ids])
+
+    def _article_reads(self, article: str) -> dict[str, int]:
+        """The counters reads and read_logms summed over the article's comments (an article document's, fed alike)."""
+        ids = self.corpus.by_article[article]
+        return {"article_reads": sum(int(self.corpus.comments[c].get("reads", 0)) + self.counters.get(c, {}).get("reads", 0)
+                                     for c in ids),
+                "article_read_logms": sum(int(self.corpus.comments[c].get("read_logms", 0))
+                                          + self.counters.get(c, {}).get("read_logms", 0) for c in ids)}
 
     def set_model(self, weights: Weights, version: int) -> float:
         self.model, self.model_version = weights, version
@@ -242,8 +260,11 @@ class OfflineService:
                 changed.setdefault(where[0], []).append((where[1], cid))
         for article, rows in changed.items():   # a new array: what callers hold stays as it was
             x = self._features[article].copy()
-            for i, cid in rows:
-                x[i] = feature_vector(self.signals(cid), self._at[article])
+            if self.read_feature == "relative":   # the article's sums moved: every row's read input with them
+                x = self._vectors(article, self.corpus.by_article[article], self._at[article])
+            else:
+                for i, cid in rows:
+                    x[i] = feature_vector(self.signals(cid), self._at[article], self.read_feature)
             x.flags.writeable = False
             self._features[article] = x
         return len(updates)

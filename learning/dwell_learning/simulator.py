@@ -178,9 +178,14 @@ class Readers:
                 "dwell": round(sum(r["seconds"] for r in reads), 4), "reads": reads}
 
 
-def counter_updates(signals: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+def counter_updates(signals: Iterable[Mapping[str, Any]],
+                    position_offsets: np.ndarray | None = None) -> dict[str, dict[str, int]]:
     """Per comment, the counter increments that the readers' actions add up to: every read
-    (`reads` +1, `read_ms` + its milliseconds) and every vote, reply and report."""
+    (`reads` +1, `read_ms` + its milliseconds) and every vote, reply and report. With `position_offsets` (the position
+    curve of log read times estimated from the logs, read_curve.PositionCurve), every read also adds its
+    position-corrected log milliseconds to `read_logms` (read_curve.corrected_log_ms)."""
+    from .read_curve import corrected_log_ms
+
     out: dict[str, dict[str, int]] = {}
     names = {"upvote": "upvotes", "downvote": "downvotes", "reply": "reply_count", "report": "report_count"}
     for s in signals:
@@ -188,6 +193,9 @@ def counter_updates(signals: Iterable[Mapping[str, Any]]) -> dict[str, dict[str,
             row = out.setdefault(r["id"], {})
             row["reads"] = row.get("reads", 0) + 1
             row["read_ms"] = row.get("read_ms", 0) + int(round(1000 * r["seconds"]))
+            if position_offsets is not None:
+                row["read_logms"] = row.get("read_logms", 0) + corrected_log_ms(r["seconds"], r["position"],
+                                                                               position_offsets)
             for action, counter in names.items():
                 if r[action]:
                     row = out.setdefault(r["id"], {})

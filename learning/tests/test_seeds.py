@@ -69,3 +69,39 @@ def test_gate_by_interval_counts_each_constructions_decisions() -> None:
     assert got["mixture"]["candidates"] == 1
     assert got["mixture"]["by_interval"]["normal"] == {"shipped_better": 0, "shipped_worse": 1, "kept_better": 0,
                                                        "kept_worse": 0}
+
+
+def fake_run(directory: Path, share: float, candidates: list[tuple[float, float]]) -> Path:
+    """A run directory with what aggregate and paired read: summary.json's figures, iterations.jsonl's candidates."""
+    directory.mkdir(parents=True)
+    summary = {"expected_share_of_ceiling": share, "expected_lift_over_freshness": 0.1, "lift_over_freshness": 0.08,
+               "expected_ceiling_over_freshness": 0.2, "expected_oracle_share_of_ceiling": 0.9,
+               "exploration_cost_learned": -0.03,
+               "gate": {"shipped_better": 1, "shipped_worse": 0, "kept_better": 2, "kept_worse": 1}}
+    (directory / "summary.json").write_text(json.dumps(summary))
+    (directory / "iterations.jsonl").write_text("".join(json.dumps(
+        {"true_candidate": c, "true_ceiling": t, "true_live": c, "true_oracle": c, "true_freshness": c}) + "\n"
+        for c, t in candidates))
+    return directory
+
+
+def test_paired_differences_and_the_candidates_share_against_numpy(tmp_path: Path) -> None:
+    new = {s: fake_run(tmp_path / "new" / f"seed-{s}", v, [(70.0, 80.0), (72.0, 80.0), (74.0, 80.0 + s), (76.0, 80.0)])
+           for s, v in ((1, 0.93), (2, 0.91), (3, 0.95))}
+    old = {s: fake_run(tmp_path / "old" / f"seed-{s}", v, [(60.0, 80.0), (70.0, 80.0), (71.0, 80.0), (72.0, 80.0)])
+           for s, v in ((1, 0.92), (2, 0.92), (3, 0.90), (4, 0.5))}
+    want_new = [np.mean([72 / 80, 74 / (80 + s), 76 / 80]) for s in (1, 2, 3)]
+    assert [seeds.candidate_share(new[s]) for s in (1, 2, 3)] == pytest.approx(want_new, rel=1e-12)
+    got = seeds.paired(new, old)
+    assert got["seeds"] == [1, 2, 3], "only the seeds both have"
+    diffs = np.array([0.93 - 0.92, 0.91 - 0.92, 0.95 - 0.90])
+    share = got["figures"]["share of the true ceiling (expected, greedy)"]
+    half = 4.303 * diffs.std(ddof=1) / math.sqrt(3)
+    assert share["per_seed"] == pytest.approx(diffs) and (share["lo"], share["hi"]) == pytest.approx(
+        (diffs.mean() - half, diffs.mean() + half))
+    cand = got["figures"][seeds.CANDIDATES]["per_seed"]
+    assert cand == pytest.approx(np.array(want_new) - np.mean([70 / 80, 71 / 80, 72 / 80]))
+    result = seeds.aggregate(new, tmp_path / "new", against=tmp_path / "old")
+    assert result["figures"][seeds.CANDIDATES]["per_seed"] == pytest.approx(want_new)
+    assert "Paired by seed against" in (tmp_path / "new" / "report.md").read_text()
+    assert (tmp_path / "new" / "learning_curves.png").read_bytes()[:4] == b"\x89PNG"
