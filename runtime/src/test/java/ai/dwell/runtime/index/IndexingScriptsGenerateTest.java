@@ -30,15 +30,7 @@ public class IndexingScriptsGenerateTest {
 
     @Test
     void generateIsRefusedNamingIt(@TempDir Path tmp) throws Exception {
-        ContentClusterConfig cluster = DwellPackage.oneNodeCluster(tmp.resolve("app"), """
-                schema doc {
-                    document doc {
-                        field text type string { indexing: summary | index }
-                        field generated type string { indexing: summary }
-                    }
-                }
-                """);
-        DocumentTypeManager types = new DocumentTypeManager(cluster.documentManager());
+        DocumentTypeManager types = docTypes(tmp);
         IlscriptsConfig generating = scripts("clear_state | guard { input text | generate questions_generator | summary generated; }");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                                                   () -> new IndexingScripts(generating, types, new SimpleLinguistics(), Map.of()));
@@ -50,15 +42,7 @@ public class IndexingScriptsGenerateTest {
 
     @Test
     void generateRunsTheGeneratorOfItsIdOnTheInput(@TempDir Path tmp) throws Exception {
-        ContentClusterConfig cluster = DwellPackage.oneNodeCluster(tmp.resolve("app"), """
-                schema doc {
-                    document doc {
-                        field text type string { indexing: summary | index }
-                        field generated type string { indexing: summary }
-                    }
-                }
-                """);
-        DocumentTypeManager types = new DocumentTypeManager(cluster.documentManager());
+        DocumentTypeManager types = docTypes(tmp);
         IlscriptsConfig generating = scripts("clear_state | guard { input text | generate questions_generator | summary generated; }");
         List<String> prompts = new ArrayList<>();
         FieldGenerator questions = (prompt, context) -> {
@@ -79,6 +63,20 @@ public class IndexingScriptsGenerateTest {
                 .ilscript(new IlscriptsConfig.Ilscript.Builder().doctype("doc").docfield("text").docfield("generated")
                                                                 .content(statement))
                 .build();
+    }
+
+
+    /** The types of a one-node cluster of schema doc: a text field, and a summary field a statement may generate. */
+    private static DocumentTypeManager docTypes(Path tmp) throws Exception {
+        ContentClusterConfig cluster = DwellPackage.oneNodeCluster(tmp.resolve("app"), """
+                schema doc {
+                    document doc {
+                        field text type string { indexing: summary | index }
+                        field generated type string { indexing: summary }
+                    }
+                }
+                """);
+        return new DocumentTypeManager(cluster.documentManager());
     }
 
 }

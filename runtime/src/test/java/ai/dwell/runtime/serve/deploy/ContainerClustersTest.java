@@ -54,14 +54,7 @@ public class ContainerClustersTest {
                   <container id="d" version="1.0"><http><server id="s" port="9000"/></http><nodes><node hostalias="h4"/></nodes></container>
                 </services>
                 """);
-        Files.writeString(app.resolve("hosts.xml"), """
-                <hosts>
-                  <host name="a.local"><alias>h1</alias></host>
-                  <host name="b.local"><alias>h2</alias></host>
-                  <host name="c.local"><alias>h3</alias></host>
-                  <host name="d.local"><alias>h4</alias></host>
-                </hosts>
-                """);
+        writeHosts(app, 4);
         assertEquals(Map.of("a", 8080, "b", 8082, "c", 8081, "d", 9000), PackageServices.ports(ModelBuilder.build(app).model()));
     }
 
@@ -83,13 +76,7 @@ public class ContainerClustersTest {
                     <nodes><node hostalias="h3" distribution-key="0"/></nodes></content>
                 </services>
                 """);
-        Files.writeString(app.resolve("hosts.xml"), """
-                <hosts>
-                  <host name="a.local"><alias>h1</alias></host>
-                  <host name="b.local"><alias>h2</alias></host>
-                  <host name="c.local"><alias>h3</alias></host>
-                </hosts>
-                """);
+        writeHosts(app, 3);
         VespaModel model = ModelBuilder.build(app).model();
         var e = org.junit.jupiter.api.Assertions.assertThrows(InvalidApplicationException.class, () -> PackageServices.of(model, app));
         assertTrue(e.getMessage().contains("processes every write in one container cluster") && e.getMessage().contains("{c1=a, c2=b}"),
@@ -140,6 +127,15 @@ public class ContainerClustersTest {
     private static List<String> containerIds(Path app) throws IOException {
         return XML.getChildren(XML.getDocument(Files.readString(app.resolve("services.xml"))).getDocumentElement(), "container")
                   .stream().map(element -> element.getAttribute("id")).toList();
+    }
+
+
+    /** hosts.xml with hosts a.local, b.local, ... of aliases h1, h2, ... */
+    private static void writeHosts(Path app, int count) throws IOException {
+        StringBuilder hosts = new StringBuilder("<hosts>\n");
+        for (int i = 0; i < count; i++)
+            hosts.append("  <host name=\"").append((char) ('a' + i)).append(".local\"><alias>h").append(i + 1).append("</alias></host>\n");
+        Files.writeString(app.resolve("hosts.xml"), hosts.append("</hosts>\n").toString());
     }
 
 }
