@@ -6,10 +6,13 @@ import json
 import sys
 import urllib.parse
 import urllib.request
+from types import ModuleType
 from typing import Any
 
 from dwell_client import ROOT
 from dwell_client.paths import CONTAINER
+
+STANDINS = ROOT / "tests" / "sample_apps"
 
 
 def sse_events(**parameters: Any) -> list[tuple[str, dict]]:
@@ -32,20 +35,22 @@ def sse_events(**parameters: Any) -> list[tuple[str, dict]]:
 
 def greedy_completion(prompt: str, tokens: int) -> str:
     """The stand-in's completion of the prompt, `tokens` tokens at temperature 0, computed in numpy."""
-    sys.path.insert(0, str(ROOT / "tests" / "sample_apps"))
-    import gguf_llm_standin
-    return gguf_llm_standin.complete(prompt, tokens)
+    return _standin_module().complete(prompt, tokens)
 
 
 def shortfalls(prompt: str, completion: str) -> list[float]:
     """How far each token of the completion is below the stand-in's greedy choice (numpy)."""
-    sys.path.insert(0, str(ROOT / "tests" / "sample_apps"))
-    import gguf_llm_standin
-    return gguf_llm_standin.shortfalls(prompt, completion)
+    return _standin_module().shortfalls(prompt, completion)
 
 
 def standin(path: str) -> None:
     """Writes the stand-in GGUF model."""
-    sys.path.insert(0, str(ROOT / "tests" / "sample_apps"))
+    _standin_module().standin(path)
+
+
+def _standin_module() -> ModuleType:
+    """tests/sample_apps/gguf_llm_standin.py, imported once."""
+    if str(STANDINS) not in sys.path:
+        sys.path.insert(0, str(STANDINS))
     import gguf_llm_standin
-    gguf_llm_standin.standin(path)
+    return gguf_llm_standin

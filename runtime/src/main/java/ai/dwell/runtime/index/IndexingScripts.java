@@ -114,7 +114,12 @@ public final class IndexingScripts {
      */
     public static boolean usesEmbedders(IlscriptsConfig config) {
         return config.ilscript().stream().flatMap(script -> script.content().stream())
-                     .anyMatch(statement -> statement.matches("(?s).*\\bembed\\b.*") || generates(statement));
+                     .anyMatch(IndexingScripts::usesEmbedders);
+    }
+
+    /** Whether the statement embeds or generates (needs the container's embedders or field generators). */
+    public static boolean usesEmbedders(String statement) {
+        return statement.matches("(?s).*\\bembed\\b.*") || generates(statement);
     }
 
     /** Whether the statement has a {@code generate} expression. */

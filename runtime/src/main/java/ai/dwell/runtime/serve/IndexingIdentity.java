@@ -43,8 +43,7 @@ final class IndexingIdentity {
             StringBuilder text = new StringBuilder(String.join("\n", script.content()));
             text.append("\n--fields: ").append(script.docfield());
             if ( ! linguistics.isEmpty()) text.append("\n--linguistics:\n").append(linguistics);
-            if (script.content().stream().anyMatch(statement -> statement.matches("(?s).*\\bembed\\b.*")
-                                                               || ai.dwell.runtime.index.IndexingScripts.generates(statement))) {
+            if (script.content().stream().anyMatch(ai.dwell.runtime.index.IndexingScripts::usesEmbedders)) {
                 if (embedders == null) embedders = embedders(packageDir);
                 text.append("\n--embedders:\n").append(embedders);
             }
