@@ -1,5 +1,6 @@
 package com.yahoo.container.standalone;
 
+import ai.dwell.runtime.serve.container.DispatchWarmup;
 import com.yahoo.config.ConfigInstance;
 import com.yahoo.config.FileReference;
 import com.yahoo.config.ModelReference;
@@ -36,7 +37,8 @@ import java.util.concurrent.TimeUnit;
  * first put through Vespa's {@link ConfigPayloadApplier}, as a node's config subscription does, its paths resolved to
  * the package's files by the container's file acquirer: a component that reads its model path from its config gets it.
  * A model given by url is refused, naming it (not behind the applier's "Not able to create config builder for payload",
- * which is how colbert-embedder's and splade-embedder's url models were refused before).
+ * which is how colbert-embedder's and splade-embedder's url models were refused before). The dispatcher's warm-up is
+ * the one value that differs from the model's ({@link DispatchWarmup}).
  */
 public class StandaloneSubscriberFactory implements SubscriberFactory {
 
@@ -113,6 +115,7 @@ public class StandaloneSubscriberFactory implements SubscriberFactory {
         ConfigInstance.Builder builder = newBuilder(key.getConfigClass());
         if (model.getConfig(builder, key.getConfigId()) == null)
             throw new IllegalArgumentException("The model has no config " + key.getName() + " for config id '" + key.getConfigId() + "'");
+        DispatchWarmup.adjust(builder);
         ConfigInstance config = build(key.getConfigClass(), builder);
         return hasModelFields(key.getConfigClass()) ? withModelsResolved(key.getConfigClass(), config) : config;
     }
