@@ -33,13 +33,17 @@ import java.util.logging.Logger;
  * Visits stored documents the way Vespa does: bucket by bucket in the order of Vespa's own
  * VisitorIterator, so that continuation tokens are Vespa's progress tokens, and each document
  * existing through the visit is seen once. Documents go to the local data handler; progress
- * and completion to the control handler.
+ * and completion to the control handler. As Vespa's visitors, a visit is done only once the data handler has acked
+ * every document it was given: /document/v1's delete and update by selection ack a document once they have sent its
+ * operation, so their response never comes before an operation is sent (before, it could: their operations queue
+ * on another thread, and a delete by selection answered 200 while some of its removes were still unsent).
  */
 class EngineVisitorSession implements VisitorSession {
 
     private static final Logger log = Logger.getLogger(EngineVisitorSession.class.getName());
     static final int DISTRIBUTION_BITS = 16;
     static final String SEARCH_VISITOR = "searchvisitor";
+    static final long MAX_ACK_WAIT_MS = 300_000;
 
     private final DocumentBackend backend;
     private final VisitorParameters parameters;
@@ -47,6 +51,8 @@ class EngineVisitorSession implements VisitorSession {
     private final BucketIdFactory buckets = new BucketIdFactory();
     private final AtomicBoolean aborted = new AtomicBoolean();
     private final Thread worker;
+    private final Object acks = new Object();
+    private long unacked = 0; // documents given to the data handler and not yet acked; guarded by acks
 
     EngineVisitorSession(DocumentBackend backend, VisitorParameters parameters) throws ParseException {
         this.backend = backend;
@@ -74,11 +80,15 @@ class EngineVisitorSession implements VisitorSession {
                 VisitorIterator.BucketProgress next = iterator.getNext();
                 for (Document document : bySuperbucket.getOrDefault(next.getSuperbucket().getId(), List.of())) {
                     Document visited = backend.withFields(document, parameters.getFieldSet());
-                    if (data != null) data.onMessage(new PutDocumentMessage(new DocumentPut(visited)), new AckToken(this));
+                    if (data != null) {
+                        synchronized (acks) { unacked++; }
+                        data.onMessage(new PutDocumentMessage(new DocumentPut(visited)), new AckToken(this));
+                    }
                     sent++;
                 }
                 iterator.update(next.getSuperbucket(), ProgressToken.FINISHED_BUCKET);
             }
+            awaitAcks();
             if (control != null) {
                 control.onProgress(iterator.getProgressToken());
                 control.onDone(aborted.get() ? VisitorControlHandler.CompletionCode.ABORTED
@@ -172,7 +182,27 @@ class EngineVisitorSession implements VisitorSession {
         return isDone();
     }
 
-    @Override public void ack(AckToken token) { } // documents are handed over synchronously
+    /** Waits until every document given to the data handler is acked, the visit is aborted, or its session times out. */
+    private void awaitAcks() {
+        long timeoutMs = parameters.getSessionTimeoutMs() > 0 ? parameters.getSessionTimeoutMs() : Long.MAX_VALUE;
+        long deadline = System.currentTimeMillis() + Math.min(timeoutMs, MAX_ACK_WAIT_MS);
+        synchronized (acks) {
+            while (unacked > 0 && ! aborted.get()) {
+                long left = deadline - System.currentTimeMillis();
+                if (left <= 0) throw new IllegalStateException(unacked + " visited documents were not acked by the data handler in time");
+                try { acks.wait(Math.min(left, 100)); }
+                catch (InterruptedException e) { Thread.currentThread().interrupt(); throw new IllegalStateException("Interrupted waiting for acks", e); }
+            }
+        }
+    }
+
+    @Override
+    public void ack(AckToken token) {
+        synchronized (acks) {
+            unacked--;
+            acks.notifyAll();
+        }
+    }
 
     @Override public void abort() { aborted.set(true); }
 
