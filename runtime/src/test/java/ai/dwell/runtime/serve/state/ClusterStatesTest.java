@@ -24,7 +24,8 @@ class ClusterStatesTest {
 
     private static final ObjectMapper json = new ObjectMapper();
 
-    /** A package with one content cluster of two nodes, distribution keys 0 and 2, in two groups. */
+    /** A package with one content cluster of two nodes, distribution keys 0 and 2, in two groups (which the runtime refuses at
+     *  deploy, see Redundancy in README.md; the model builds, and Vespa's Distribution of it names the groups). */
     private static VespaModel model(Path dir) throws Exception {
         Files.createDirectories(dir.resolve("schemas"));
         Files.writeString(dir.resolve("schemas/doc.sd"), "schema doc { document doc { field text type string { indexing: index | summary } } }\n");
