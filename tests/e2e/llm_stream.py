@@ -43,9 +43,14 @@ def shortfalls(prompt: str, completion: str) -> list[float]:
     return _standin_module().shortfalls(prompt, completion)
 
 
-def standin(path: str) -> None:
-    """Writes the stand-in GGUF model."""
-    _standin_module().standin(path)
+def json_completion(prompt: str, key: str) -> str:
+    """The subword stand-in's greedy completion of the prompt under the grammar of {key: array of strings} (numpy)."""
+    return _standin_module().complete_json(prompt, key)
+
+
+def standin(path: str, variant: str = "char") -> None:
+    """Writes the stand-in GGUF model (its char or subword vocabulary)."""
+    _standin_module().standin(path, variant)
 
 
 def _standin_module() -> ModuleType:

@@ -75,3 +75,22 @@ def test_five_albums_on_each_of_three_nodes_found_once(runtime: Runtime) -> None
     assert status == 200, result
     assert result["root"]["fields"]["totalCount"] == 5
     assert sorted(hit["id"] for hit in result["root"]["children"]) == [f"id:mynamespace:music::{i}" for i in range(5)]
+
+
+def test_the_three_cluster_controllers_answer_the_cluster_state(runtime: Runtime) -> None:
+    """The README's cluster controllers (node0-2, port 19050, which it maps with Docker to localhost:19050-19052) serve
+    the cluster state REST API on their hosts' addresses: music up, its three nodes up, each holding the 5 albums
+    (after the test above). Their /clustercontroller-status/v1 HTML pages are not served (404)."""
+    addresses = dict(reversed(line.split()) for line in (runtime.data / "hosts").read_text().splitlines()
+                     if line and not line.startswith("#"))
+    up = {"state": "up", "reason": ""}
+    for host in ("node0.vespanet", "node1.vespanet", "node2.vespanet"):
+        base = f"http://{addresses[host]}:19050/cluster/v2/music"
+        status, cluster = http("GET", base)
+        assert status == 200 and cluster["state"]["generated"] == up, cluster
+        assert cluster["distribution-states"]["published"]["baseline"] == "version:1 distributor:3 storage:3"
+        for key in range(3):
+            status, node = http("GET", f"{base}/storage/{key}")
+            assert status == 200 and node["state"]["user"] == up and node["metrics"]["unique-document-count"] == 5, node
+        status, _ = http("GET", f"http://{addresses[host]}:19050/clustercontroller-status/v1/music")
+        assert status == 404

@@ -7,6 +7,7 @@ import ai.dwell.runtime.engine.SearchThreads;
 import ai.dwell.runtime.serve.deploy.PackageServices;
 import ai.dwell.runtime.serve.feed.IndexedContent;
 import ai.dwell.runtime.serve.rpc.ProtonRpcServer;
+import ai.dwell.runtime.serve.state.ClusterControllers;
 import ai.dwell.runtime.serve.state.NodeStateApi;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
@@ -41,6 +42,7 @@ public class ContentServing implements IndexedContent, AutoCloseable {
     private final SearchThreads searchThreads = SearchThreads.fromEnvironment();
     private final Map<String, ContentClusterConfig> clusters;
     private IndexFlusher flusher;
+    private ClusterControllers controllers;
 
     public ContentServing(VespaModel model, PackageServices services, Map<String, ContentClusterConfig> clusters) {
         this.clusters = clusters;
@@ -65,6 +67,7 @@ public class ContentServing implements IndexedContent, AutoCloseable {
                              + " (state API on port " + state.port() + "), threads per search: " + searchThreads.policy());
                 }
             }
+            controllers = new ClusterControllers(model, this::documentsOf);
         }
         catch (RuntimeException e) {
             close();
@@ -80,12 +83,19 @@ public class ContentServing implements IndexedContent, AutoCloseable {
                     .getHealthPort();
     }
 
-    /** Gives each content node, with the name of its cluster, to the consumer. */
+    /** The documents the node of this cluster and distribution key holds (all its copies), empty if there is no such node. */
+    private java.util.OptionalLong documentsOf(String cluster, int distributionKey) {
+        return nodes.stream().filter(node -> node.cluster().equals(cluster) && node.engine().distributionKey() == distributionKey)
+                    .mapToLong(node -> node.engine().documentCounts().values().stream().mapToLong(ContentNode.DocumentCounts::total).sum())
+                    .reduce(Long::sum);
+    }
+
     /** The content nodes of the named cluster. */
     public List<ContentNode> nodesOf(String cluster) {
         return nodes.stream().filter(node -> node.cluster().equals(cluster)).map(Node::engine).toList();
     }
 
+    /** Gives each content node, with the name of its cluster, to the consumer. */
     public void forEachNode(java.util.function.BiConsumer<String, ContentNode> consumer) {
         for (Node node : nodes) consumer.accept(node.cluster(), node.engine());
     }
@@ -215,6 +225,8 @@ public class ContentServing implements IndexedContent, AutoCloseable {
 
     @Override
     public void close() {
+        if (controllers != null) controllers.close();
+        controllers = null;
         if (flusher != null) flusher.close(); // a clean stop (or a redeploy) writes the state the next start loads
         flusher = null;
         for (Node node : nodes) {

@@ -1,0 +1,74 @@
+package ai.dwell.runtime.serve.state;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executors;
+
+/**
+ * A cluster controller's HTTP port, where Vespa's model puts it (19050 by default): the cluster state REST API
+ * (/cluster/v2, see ClusterStates). Its other pages (/clustercontroller-status/v1, the state API) answer 404.
+ */
+public final class ClusterStateApi implements AutoCloseable {
+
+    private static final ObjectMapper json = new ObjectMapper();
+
+    private final HttpServer server;
+    private final ClusterStates states;
+
+    public ClusterStateApi(String host, int port, ClusterStates states) {
+        this.states = states;
+        try {
+            server = HttpServer.create(new InetSocketAddress(host, port), 16);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("Could not serve the cluster controller's state API on " + host + ":" + port, e);
+        }
+        server.createContext(ClusterStates.PREFIX, this::respond);
+        server.setExecutor(Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "cluster-controller-" + port);
+            thread.setDaemon(true);
+            return thread;
+        }));
+        server.start();
+    }
+
+    public int port() { return server.getAddress().getPort(); }
+
+    private void respond(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            String path = exchange.getRequestURI().getPath();
+            if ( ! path.equals(ClusterStates.PREFIX) && ! path.startsWith(ClusterStates.PREFIX + "/")) {
+                exchange.sendResponseHeaders(404, -1);
+                return;
+            }
+            exchange.getRequestBody().readAllBytes();
+            ClusterStates.Answer answer = states.answer(exchange.getRequestMethod(), path, parameter(exchange.getRequestURI().getRawQuery(), "recursive"));
+            byte[] bytes = json.writeValueAsBytes(answer.body());
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.sendResponseHeaders(answer.status(), bytes.length);
+            exchange.getResponseBody().write(bytes);
+        }
+    }
+
+    /** The value of the query's parameter, or null where there is none. */
+    static String parameter(String rawQuery, String name) {
+        if (rawQuery == null) return null;
+        for (String pair : rawQuery.split("&")) {
+            int equals = pair.indexOf('=');
+            String key = URLDecoder.decode(equals < 0 ? pair : pair.substring(0, equals), StandardCharsets.UTF_8);
+            if (key.equals(name)) return equals < 0 ? "" : URLDecoder.decode(pair.substring(equals + 1), StandardCharsets.UTF_8);
+        }
+        return null;
+    }
+
+    @Override
+    public void close() { server.stop(0); }
+
+}
