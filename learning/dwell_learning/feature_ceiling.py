@@ -9,8 +9,9 @@ perceived quality, Readers.perceived: hidden, diagnostics only) on the inputs is
 ranks the other half (cross-fitted by article, so no comment is ranked by a fit that saw its own q'); the expected
 greedy dwell of its rankings (loop.true_value's sum, articles by popularity) is reported as a share of the true
 ceiling. Input sets: the nine inputs with read_time or with read_logtime; those plus logit q (what a learner that knew
-q could make of the same reads); logit q with the two read inputs only; and for reference the q oracle and the true
-ceiling.
+q could make of the same reads); logit q with the two read inputs only; the nine with read_logtime plus an article-level
+readout (the article's mean log read time, or its hidden engagement) or plus read_relative (the tenth input of
+--read-feature logtime+relative); and for reference the q oracle and the true ceiling.
 """
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     readers = Readers(corpus.quality, ReaderModel(), seed=int(config["seed"]))
     hits = int(config["hits"])
     x: dict[str, dict[str, np.ndarray]] = {}
-    for feature in ("time", "logtime"):
+    for feature in ("time", "logtime", "logtime+relative"):
         service = OfflineService(corpus, now=state["now"], counters=state["counters"], read_feature=feature)
         x[feature] = {a: service.features(a) for a in corpus.popularity}
     logit_q = {a: np.array([[math.log(min(max(corpus.quality[c], 1e-6), 1 - 1e-6) / (1 - min(max(corpus.quality[c], 1e-6), 1 - 1e-6)))]
@@ -101,6 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows[f"logit q, reads and read_logtime, plus {extra}"] = cross_fitted(
             corpus, {a: np.c_[logit_q[a], x["logtime"][a][:, READS:], np.full(len(logit_q[a]), column[a])]
                      for a in corpus.popularity}, target, 1, make)
+    rows["nine inputs with read_logtime, plus read_relative (--read-feature logtime+relative)"] = cross_fitted(
+        corpus, x["logtime+relative"], target, 1, make)
+    rows["logit q, reads and read_logtime, plus read_relative"] = cross_fitted(
+        corpus, {a: np.c_[logit_q[a], x["logtime+relative"][a][:, READS:]] for a in corpus.popularity}, target, 1, make)
     result = {name: share_of_ceiling(corpus, readers, s, hits) for name, s in rows.items()}
     read_share = float(np.mean(np.concatenate([x["time"][a][:, READS] > 0 for a in corpus.popularity])))
     result["share of comments read at least once"] = read_share

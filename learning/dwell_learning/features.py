@@ -35,7 +35,16 @@ READ_PRIOR_LOG_S = math.log(READ_PRIOR_S)  # read_logtime of a comment nobody ha
 # What the ninth input is: "time", the smoothed seconds per read (read_time, what comment.sd computes); offline only,
 # "logtime", the smoothed mean of position-corrected log seconds per read (read_logtime), or "relative", that relative
 # to the article's mean (read_relative). learning/README.md, "The position-corrected log read time".
-READ_FEATURES: tuple[str, ...] = ("time", "logtime", "relative")
+# "logtime+relative" (offline only) keeps read_logtime as the ninth input and adds read_relative as a tenth: the
+# network then has ten inputs (learning/README.md, "A tenth input: the read time relative to the article's").
+READ_FEATURES: tuple[str, ...] = ("time", "logtime", "relative", "logtime+relative")
+# The read features that need the article's read sums (an article document's counters, imported into its comments).
+ARTICLE_READ_FEATURES: tuple[str, ...] = ("relative", "logtime+relative")
+
+
+def input_count(read_feature: str) -> int:
+    """How many inputs the network reads with this read feature: 9, or 10 for logtime+relative."""
+    return len(FEATURE_NAMES) + (read_feature == "logtime+relative")
 
 
 @dataclass(frozen=True)
@@ -82,10 +91,14 @@ def read_relative(reads: int, read_logms: int, article_reads: int, article_read_
 
 def feature_vector(c: CommentSignals, now: float, read_feature: str = "time") -> np.ndarray:
     """nn_input for one comment, as float64 (Vespa evaluates the cells in double). `read_feature` (READ_FEATURES)
-    picks the ninth input: read_time, read_logtime or read_relative."""
+    picks the ninth input: read_time, read_logtime or read_relative; with "logtime+relative" the ninth is read_logtime
+    and a tenth, read_relative, follows."""
     if read_feature not in READ_FEATURES:
         raise ValueError(f"unknown read feature {read_feature!r}; one of {', '.join(READ_FEATURES)}")
     reputation = 0.0 if math.isnan(c.author_reputation) else c.author_reputation
+    if read_feature == "logtime+relative":
+        return np.append(feature_vector(c, now, "logtime"),
+                         read_relative(c.reads, c.read_logms, c.article_reads, c.article_read_logms))
     return np.array(
         [
             math.exp(-age_hours(c.created_at, now) / 24.0),
@@ -105,5 +118,6 @@ def feature_vector(c: CommentSignals, now: float, read_feature: str = "time") ->
 
 
 def baseline_score(features: np.ndarray) -> np.ndarray:
-    """The first-phase score of rank-profile `freshness`, for one vector or a batch."""
-    return features @ BASELINE_WEIGHTS
+    """The first-phase score of rank-profile `freshness`, for one vector or a batch (of the first nine inputs: a tenth,
+    --read-feature logtime+relative, has no weight in it)."""
+    return np.asarray(features)[..., : len(BASELINE_WEIGHTS)] @ BASELINE_WEIGHTS

@@ -34,7 +34,7 @@ import numpy as np
 from .doubly_robust import dr_values, estimate_from_values, fit_readers, gain_from_values
 from .estimators import INTERVALS, Logged, bootstrap_counts, estimate, join, mean_interval, snips_difference
 from .export import read_constants
-from .features import FEATURE_NAMES, READ_FEATURES, baseline_score
+from .features import FEATURE_NAMES, READ_FEATURES, baseline_score, input_count
 from .network import Weights, forward, linear_weights
 from .service import Corpus, OfflineService, RuntimeService, View, load_corpus, sample_views
 from .read_curve import PositionCurve
@@ -86,7 +86,9 @@ class LoopConfig:
     read_feature: str = "time"       # the ninth input (features.READ_FEATURES): time (read_time, seconds per read),
     #                                  logtime (read_logtime, the mean of position-corrected log seconds per read, the
     #                                  position curve fitted on the logged reads: read_curve.PositionCurve) or relative
-    #                                  (read_relative: that relative to the article's); the last two offline only
+    #                                  (read_relative: that relative to the article's); the last two offline only;
+    #                                  logtime+relative (offline only): read_logtime and read_relative as a tenth input,
+    #                                  a 10-9-9-1 network whose models are not exported (the package reads nine)
 
 
 @dataclass
@@ -278,6 +280,16 @@ def masked(data: Logged, dropped: list[int]) -> Logged:
                   data.explored, data.articles, data.unjoined)
 
 
+def widened(weights: Weights, inputs: int) -> Weights:
+    """The same network reading `inputs` inputs: W_0 gets zero rows for the inputs it lacks (so it ignores them)."""
+    w0 = np.asarray(weights["W_0"], dtype=np.float32)
+    if w0.shape[0] >= inputs:
+        return weights
+    out = {k: np.array(v, dtype=np.float32) for k, v in weights.items()}
+    out["W_0"] = np.vstack([w0, np.zeros((inputs - w0.shape[0], w0.shape[1]), np.float32)])
+    return out
+
+
 def learn(data: Logged, live: Weights, config: LoopConfig, it: int, dropped: list[int]) -> Weights:
     """A candidate from the training logs, by config.learner; `live` itself for the fixed learner."""
     if config.learner == "fixed":
@@ -349,13 +361,18 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         raise ValueError(f"--read-feature {config.read_feature} is offline only: the package's rank profiles compute read_time")
     # the position curve of log read times, fitted on every read logged so far (both arms): with read_logtime, the
     # reads sent back carry their position-corrected log milliseconds (counter read_logms)
-    positions = PositionCurve(config.hits) if config.read_feature in ("logtime", "relative") else None
+    positions = PositionCurve(config.hits) if config.read_feature in ("logtime", "relative", "logtime+relative") else None
+    inputs = input_count(config.read_feature)
+    if inputs != len(FEATURE_NAMES) and config.learner == "vw":
+        raise ValueError(f"--read-feature {config.read_feature} has {inputs} inputs: --learner vw reads nine")
+    live = package = widened(package, inputs)
     targets = [s for s in (service, runtime_service) if s is not None]
     for s in targets:
         if isinstance(s, OfflineService):
             s.set_model(package, 0)
     if config.init in ("random", "readtime"):
         live, version = (random_weights(config.seed) if config.init == "random" else readtime_ranker(config.readtime_weight)), 1
+        live = widened(live, inputs)
         for s in targets:
             s.set_model(live, version)
     # "freshness alone": the baseline served to readers in an offline replica of its own, which
@@ -561,7 +578,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             version += 1
             live = candidate
             t0 = time.time()
-            if config.export_every_ship:
+            if config.export_every_ship and inputs == len(FEATURE_NAMES):   # the exports' tensors are nine wide
                 from .tf_export import agreement, export_all
 
                 exported = export_all(candidate, out / "models" / f"v{version}", "neural", version)
@@ -573,7 +590,7 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
                          "freshness": [r["dwell_freshness"] for r in rows] + [row["dwell_freshness"]]}
                 row["live_after_s"] = svc.set_model(candidate, version, curve=curve)
                 service.set_model(candidate, version)
-                if config.deploy_onnx and config.export_every_ship:
+                if config.deploy_onnx and config.export_every_ship and inputs == len(FEATURE_NAMES):
                     from dwell_client import deploy
 
                     from .deploy import onnx_disagreement, package_with_model

@@ -29,7 +29,7 @@ import numpy as np
 from dwell_client import http, put, update
 
 from .export import rankingmodel_put
-from .features import FEATURE_NAMES, CommentSignals, age_hours, baseline_score, feature_vector
+from .features import ARTICLE_READ_FEATURES, FEATURE_NAMES, CommentSignals, age_hours, baseline_score, feature_vector
 from .network import Weights, forward
 from .policy import sample, slate_propensity
 
@@ -141,7 +141,8 @@ class OfflineService:
     model_version: int = 0
     now: float | None = None
     counters: dict[str, dict[str, int]] = field(default_factory=dict)
-    read_feature: str = "time"     # the ninth input (features.READ_FEATURES): read_time, read_logtime or read_relative
+    read_feature: str = "time"     # the ninth input (features.READ_FEATURES): read_time, read_logtime or read_relative;
+    #                                logtime+relative: read_logtime and a tenth input, read_relative
     # Each article's feature rows (nn_input of its comments, in corpus order), computed once and kept up to date row
     # by row as counters change, and column by column as the clock moves (only freshness depends on it): the same
     # feature_vector values, without recomputing every comment of a view. New comments (a living world) add rows.
@@ -209,7 +210,7 @@ class OfflineService:
     def _vectors(self, article: str, ids: Sequence[str], now: float) -> np.ndarray:
         """feature_vector of the given comments of one article, with the article's read sums where the read input needs
         them (computed once for all the rows)."""
-        if self.read_feature != "relative":
+        if self.read_feature not in ARTICLE_READ_FEATURES:
             return np.stack([feature_vector(self.signals(c), now, self.read_feature) for c in ids])
         sums = self._article_reads(article)
         return np.stack([feature_vector(replace(self.signals(c), **sums), now, self.read_feature) for c in ids])
@@ -260,7 +261,7 @@ class OfflineService:
                 changed.setdefault(where[0], []).append((where[1], cid))
         for article, rows in changed.items():   # a new array: what callers hold stays as it was
             x = self._features[article].copy()
-            if self.read_feature == "relative":   # the article's sums moved: every row's read input with them
+            if self.read_feature in ARTICLE_READ_FEATURES:   # the article's sums moved: every row's read input with them
                 x = self._vectors(article, self.corpus.by_article[article], self._at[article])
             else:
                 for i, cid in rows:

@@ -74,3 +74,4 @@ def test_main_on_a_loop_run_reports_every_input_set(tmp_path) -> None:
     service = OfflineService(c)
     assert got["q oracle (by q)"] == pytest.approx(true_value(c, service, r, "oracle", 5) / true_value(c, service, r, "ceiling", 5), rel=1e-12)
     assert all(0 < v <= 1 + 1e-12 for v in got.values())
+    assert "nine inputs with read_logtime, plus read_relative (--read-feature logtime+relative)" in got

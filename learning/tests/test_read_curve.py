@@ -156,3 +156,63 @@ def test_read_relative_is_the_deviation_from_the_articles_mean_and_moves_with_th
     assert after[1, 8] < before
     fresh = OfflineService(c, counters=service.counters, read_feature="relative")
     np.testing.assert_array_equal(fresh.features("a0"), after)
+
+
+def test_logtime_plus_relative_keeps_read_logtime_ninth_and_adds_read_relative_tenth() -> None:
+    """--read-feature logtime+relative: ten inputs, the first nine those of logtime, the tenth the comment's mean
+    position-corrected log read time shrunk toward its article's by one pseudo-read, minus the article's (numpy below,
+    from the raw counters), kept up to date as any comment of the article is read."""
+    from dwell_learning.features import baseline_score, input_count
+    from dwell_learning.service import OfflineService
+    from synthetic import corpus
+
+    assert input_count("logtime+relative") == 10 and all(input_count(f) == 9 for f in ("time", "logtime", "relative"))
+    c = corpus()
+    both, logtime = OfflineService(c, read_feature="logtime+relative"), OfflineService(c, read_feature="logtime")
+    article = c.by_article["a1"]
+    both.features("a1")
+    updates = {article[0]: {"reads": 3, "read_logms": 7_500}, article[2]: {"reads": 1, "read_logms": -300},
+               article[7]: {"reads": 5, "read_logms": 12_000, "upvotes": 1}}
+
+    def want() -> np.ndarray:
+        n = np.array([both.counters.get(x, {}).get("reads", 0) for x in article], dtype=np.float64)
+        s = np.array([both.counters.get(x, {}).get("read_logms", 0) for x in article], dtype=np.float64) / 1000
+        m = (s.sum() + np.log(5.0)) / (n.sum() + 1)
+        return np.c_[(s + np.log(5.0)) / (n + 1), (s - n * m) / (n + 1)]
+
+    for step in (updates, {article[9]: {"reads": 20, "read_logms": 90_000}}):   # the second moves every row's tenth
+        both.apply(step)
+        logtime.apply(step)
+        x = both.features("a1")
+        assert x.shape == (len(article), 10)
+        np.testing.assert_array_equal(x[:, :9], logtime.features("a1"))
+        np.testing.assert_allclose(x[:, 8:], want(), rtol=1e-13, atol=1e-15)
+    assert x[1, 9] == 0.0, "an unread comment's tenth input is 0"
+    np.testing.assert_array_equal(baseline_score(x), baseline_score(x[:, :9]))
+    fresh = OfflineService(c, counters=both.counters, read_feature="logtime+relative")
+    np.testing.assert_array_equal(fresh.features("a1"), x)
+
+
+def test_the_loop_with_a_tenth_input_trains_a_ten_input_network_and_exports_nothing(tmp_path) -> None:
+    from synthetic import corpus
+    from dwell_learning.export import read_constants
+    from dwell_learning.loop import ROOT, LoopConfig, run, widened
+    from dwell_learning.network import forward
+    from dwell_learning.service import OfflineService
+
+    package = read_constants(ROOT / "application" / "constants")
+    wide = widened(package, 10)
+    assert wide["W_0"].shape == (10, package["W_0"].shape[1]) and not wide["W_0"][9].any()
+    x = np.random.default_rng(3).normal(size=(50, 10))
+    np.testing.assert_array_equal(forward(wide, x), forward(package, x[:, :9]))
+    c = corpus()
+    service = OfflineService(c)
+    config = LoopConfig(iterations=3, views=60, batch=20, candidates=20, hits=5, epochs=2, rate=0.3,
+                        read_feature="logtime+relative", gate="cascade")
+    rows = run(c, service, config, tmp_path, log=lambda _: None)
+    assert len(rows) == 3 and service.features("a0").shape[1] == 10
+    assert not (tmp_path / "models").exists(), "a ten-input model is not exported: the package reads nine"
+    assert all(0 < r["true_candidate"] <= r["true_ceiling"] + 1e-9 for r in rows)
+    with pytest.raises(ValueError):
+        run(c, OfflineService(c), LoopConfig(read_feature="logtime+relative", learner="vw"), tmp_path / "vw",
+            log=lambda _: None)
