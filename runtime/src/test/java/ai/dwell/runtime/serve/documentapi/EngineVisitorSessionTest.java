@@ -2,10 +2,7 @@ package ai.dwell.runtime.serve.documentapi;
 
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
-import com.yahoo.document.DocumentPut;
-import com.yahoo.document.DocumentRemove;
 import com.yahoo.document.DocumentType;
-import com.yahoo.document.DocumentUpdate;
 import com.yahoo.documentapi.AckToken;
 import com.yahoo.documentapi.VisitorControlHandler;
 import com.yahoo.documentapi.VisitorDataHandler;
@@ -14,10 +11,7 @@ import com.yahoo.messagebus.Message;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Consumer;
 import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -80,14 +74,7 @@ class EngineVisitorSessionTest {
     }
 
     private static DocumentBackend backend() {
-        return new DocumentBackend() {
-            @Override public CompletableFuture<WriteOutcome> put(DocumentPut put) { throw new UnsupportedOperationException(); }
-            @Override public CompletableFuture<WriteOutcome> update(DocumentUpdate update) { throw new UnsupportedOperationException(); }
-            @Override public CompletableFuture<WriteOutcome> remove(DocumentRemove remove) { throw new UnsupportedOperationException(); }
-            @Override public Optional<Document> get(DocumentId id, String fieldSet) { throw new UnsupportedOperationException(); }
-            @Override public void forEach(String bucketSpace, String cluster, Consumer<Document> consumer) { DOCUMENTS.forEach(consumer); }
-            @Override public Document withFields(Document document, String fieldSet) { return document; }
-        };
+        return new VisitOnlyBackend((bucketSpace, cluster, consumer) -> DOCUMENTS.forEach(consumer));
     }
 
 }

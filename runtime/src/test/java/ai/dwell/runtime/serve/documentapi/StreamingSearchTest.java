@@ -9,11 +9,8 @@ import ai.dwell.runtime.serve.deploy.StreamingTypes;
 import com.yahoo.vespa.configdefinition.IlscriptsConfig;
 import com.yahoo.document.Document;
 import com.yahoo.document.DocumentId;
-import com.yahoo.document.DocumentPut;
-import com.yahoo.document.DocumentRemove;
 import com.yahoo.document.DocumentType;
 import com.yahoo.document.DocumentTypeManager;
-import com.yahoo.document.DocumentUpdate;
 import com.yahoo.document.datatypes.IntegerFieldValue;
 import com.yahoo.document.datatypes.StringFieldValue;
 import com.yahoo.document.datatypes.TensorFieldValue;
@@ -43,9 +40,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -185,17 +179,10 @@ public class StreamingSearchTest {
     }
 
     private static DocumentBackend backend() {
-        return new DocumentBackend() {
-            @Override public CompletableFuture<WriteOutcome> put(DocumentPut put) { throw new UnsupportedOperationException(); }
-            @Override public CompletableFuture<WriteOutcome> update(DocumentUpdate update) { throw new UnsupportedOperationException(); }
-            @Override public CompletableFuture<WriteOutcome> remove(DocumentRemove remove) { throw new UnsupportedOperationException(); }
-            @Override public Optional<Document> get(DocumentId id, String fieldSet) { throw new UnsupportedOperationException(); }
-            @Override public void forEach(String bucketSpace, String cluster, Consumer<Document> consumer) {
-                assertEquals("mail", cluster);
-                if ("default".equals(bucketSpace)) stored.forEach(consumer);
-            }
-            @Override public Document withFields(Document document, String fieldSet) { return document; }
-        };
+        return new VisitOnlyBackend((bucketSpace, cluster, consumer) -> {
+            assertEquals("mail", cluster);
+            if ("default".equals(bucketSpace)) stored.forEach(consumer);
+        });
     }
 
     // Distances from q = (0,0): 1 → 0, 2 → 5, 3 → 1, 4 → 1, 5 → 10; closeness is 1 / (1 + distance).
