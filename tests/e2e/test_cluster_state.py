@@ -2,9 +2,13 @@
 three hosts. Vespa's model puts the cluster controller on the admin server's host (node0) at port 19050; the runtime's
 hosts file gives node0 its own loopback address, and /cluster/v2 answers there: the cluster `items`, up, its storage and
 distributor services, and their nodes 0-2, each up in its generated, reported and wanted states, each storage node with
-the documents it holds (every node a copy of each: min-redundancy 3). A state set answers 501 and changes nothing."""
+the documents it holds (every node a copy of each: min-redundancy 3). A state set answers 501 and changes nothing. The
+controller's status page for people (/clustercontroller-status/v1/items) shows the same in HTML."""
 from __future__ import annotations
 
+import re
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Iterator
 
@@ -67,3 +71,27 @@ def test_a_state_set_is_refused_and_changes_nothing(runtime: Runtime) -> None:
     assert status == 501 and "cannot be set in dwell's local runtime" in body["message"], body
     assert http("GET", f"{base}/items/storage/1") == before
     assert http("GET", f"{base}/items")[1]["distribution-states"]["published"]["baseline"] == "version:1 distributor:3 storage:3"
+
+
+def page(url: str) -> tuple[int, str, str]:
+    """GETs an HTML page: (status, text, content type)."""
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.read().decode(), response.headers["Content-Type"]
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(errors="replace"), e.headers["Content-Type"]
+
+
+def test_the_status_page_shows_the_cluster_state_and_its_nodes(runtime: Runtime) -> None:
+    base = f"http://{address(runtime, CONTROLLER_HOST)}:{PORT}/clustercontroller-status/v1"
+    status, html, content_type = page(f"{base}/items")
+    assert status == 200 and content_type == "text/html; charset=utf-8", html
+    assert "This cluster controller (index 0) is the master" in html, html
+    rows = [re.findall(r"<td>(.*?)</td>", row) for row in re.findall(r"<tr><td>.*?</tr>", html)]
+    state = "version:1 distributor:3 storage:3"
+    assert rows == [["1", space, state] for space in ("baseline", "default", "global")] + \
+        [["distributor", str(key), "", "up", "up", "up", ""] for key in range(3)] + \
+        [["storage", str(key), "", "up", "up", "up", str(DOCUMENTS)] for key in range(3)], html
+    status, listing, _ = page(f"{base}/")
+    assert status == 200 and '<a href="/clustercontroller-status/v1/items">items</a>' in listing, listing
+    assert page(f"{base}/nope")[0] == 404

@@ -80,11 +80,12 @@ def test_five_albums_on_each_of_three_nodes_found_once(runtime: Runtime) -> None
 def test_the_three_cluster_controllers_answer_the_cluster_state(runtime: Runtime) -> None:
     """The README's cluster controllers (node0-2, port 19050, which it maps with Docker to localhost:19050-19052) serve
     the cluster state REST API on their hosts' addresses: music up, its three nodes up, each holding the 5 albums
-    (after the test above). Their /clustercontroller-status/v1 HTML pages are not served (404)."""
+    (after the test above), and the README's /clustercontroller-status/v1/music pages, where node0's controller is the
+    master ("0 is normally master")."""
     addresses = dict(reversed(line.split()) for line in (runtime.data / "hosts").read_text().splitlines()
                      if line and not line.startswith("#"))
     up = {"state": "up", "reason": ""}
-    for host in ("node0.vespanet", "node1.vespanet", "node2.vespanet"):
+    for index, host in enumerate(("node0.vespanet", "node1.vespanet", "node2.vespanet")):
         base = f"http://{addresses[host]}:19050/cluster/v2/music"
         status, cluster = http("GET", base)
         assert status == 200 and cluster["state"]["generated"] == up, cluster
@@ -92,5 +93,8 @@ def test_the_three_cluster_controllers_answer_the_cluster_state(runtime: Runtime
         for key in range(3):
             status, node = http("GET", f"{base}/storage/{key}")
             assert status == 200 and node["state"]["user"] == up and node["metrics"]["unique-document-count"] == 5, node
-        status, _ = http("GET", f"http://{addresses[host]}:19050/clustercontroller-status/v1/music")
-        assert status == 404
+        with urllib.request.urlopen(f"http://{addresses[host]}:19050/clustercontroller-status/v1/music", timeout=30) as page:
+            html = page.read().decode()
+        assert "<td>storage</td><td>2</td><td></td><td>up</td><td>up</td><td>up</td><td>5</td>" in html, html
+        master = "is the master" if index == 0 else "is not the master; the master is cluster controller 0"
+        assert f"This cluster controller (index {index}) {master}, of 3 controllers" in html, html

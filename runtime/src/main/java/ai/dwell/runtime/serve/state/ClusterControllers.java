@@ -17,7 +17,7 @@ import java.util.function.BiFunction;
 import java.util.logging.Logger;
 
 /**
- * The cluster controllers of a model, each serving the cluster state REST API of every content cluster (as each of
+ * The cluster controllers of a model, each serving the cluster state REST API and the status pages of every content cluster (as each of
  * Vespa's controls them all) on the host and HTTP port the model gives it. Controllers whose hosts the runtime puts on
  * one address (service hosts share 127.0.0.1) share the first one's server, which answers as any of them would: on
  * Vespa only the master (the lowest index that is up) answers, the others redirect to it.
@@ -41,16 +41,19 @@ public final class ClusterControllers implements AutoCloseable {
         ClusterStates states = new ClusterStates(() -> clusters);
         Set<String> bound = new HashSet<>();
         try {
-            for (Controller controller : controllers(model)) {
+            List<Controller> controllers = controllers(model);
+            for (Controller controller : controllers) {
                 String address = address(controller.host()) + ":" + controller.port();
                 if ( ! bound.add(address)) {
                     log.info("Cluster controller " + controller.index() + " (" + controller.host() + ":" + controller.port() +
                              ") answered by the one already on " + address);
                     continue;
                 }
-                ClusterStateApi server = new ClusterStateApi(controller.host(), controller.port(), states);
+                ClusterStatusPages pages = new ClusterStatusPages(() -> clusters, controller.index(), controllers.size());
+                ClusterStateApi server = new ClusterStateApi(controller.host(), controller.port(), states, pages);
                 servers.add(server);
-                log.info("Cluster controller " + controller.index() + " serving /cluster/v2 on " + controller.host() + ":" + server.port());
+                log.info("Cluster controller " + controller.index() + " serving /cluster/v2 and /clustercontroller-status/v1 on " +
+                         controller.host() + ":" + server.port());
             }
         }
         catch (RuntimeException e) {

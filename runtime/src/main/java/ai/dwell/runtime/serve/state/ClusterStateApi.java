@@ -13,7 +13,8 @@ import java.util.concurrent.Executors;
 
 /**
  * A cluster controller's HTTP port, where Vespa's model puts it (19050 by default): the cluster state REST API
- * (/cluster/v2, see ClusterStates). Its other pages (/clustercontroller-status/v1, the state API) answer 404.
+ * (/cluster/v2, see ClusterStates) and the status pages (/clustercontroller-status/v1, see ClusterStatusPages). Its
+ * other paths (e.g. the state API) answer 404.
  */
 public final class ClusterStateApi implements AutoCloseable {
 
@@ -21,9 +22,11 @@ public final class ClusterStateApi implements AutoCloseable {
 
     private final HttpServer server;
     private final ClusterStates states;
+    private final ClusterStatusPages pages;
 
-    public ClusterStateApi(String host, int port, ClusterStates states) {
+    public ClusterStateApi(String host, int port, ClusterStates states, ClusterStatusPages pages) {
         this.states = states;
+        this.pages = pages;
         try {
             server = HttpServer.create(new InetSocketAddress(host, port), 16);
         }
@@ -31,6 +34,7 @@ public final class ClusterStateApi implements AutoCloseable {
             throw new UncheckedIOException("Could not serve the cluster controller's state API on " + host + ":" + port, e);
         }
         server.createContext(ClusterStates.PREFIX, this::respond);
+        server.createContext(ClusterStatusPages.PREFIX, this::page);
         server.setExecutor(Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, "cluster-controller-" + port);
             thread.setDaemon(true);
@@ -53,6 +57,27 @@ public final class ClusterStateApi implements AutoCloseable {
             byte[] bytes = json.writeValueAsBytes(answer.body());
             exchange.getResponseHeaders().set("Content-Type", "application/json");
             exchange.sendResponseHeaders(answer.status(), bytes.length);
+            exchange.getResponseBody().write(bytes);
+        }
+    }
+
+    private void page(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            String path = exchange.getRequestURI().getPath();
+            exchange.getRequestBody().readAllBytes();
+            if ( ! exchange.getRequestMethod().equals("GET")) {
+                exchange.getResponseHeaders().set("Allow", "GET");
+                exchange.sendResponseHeaders(405, -1);
+                return;
+            }
+            if ( ! path.equals(ClusterStatusPages.PREFIX) && ! path.startsWith(ClusterStatusPages.PREFIX + "/")) {
+                exchange.sendResponseHeaders(404, -1);
+                return;
+            }
+            ClusterStatusPages.Page page = pages.page(path);
+            byte[] bytes = page.html().getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "text/html; charset=utf-8");
+            exchange.sendResponseHeaders(page.status(), bytes.length);
             exchange.getResponseBody().write(bytes);
         }
     }

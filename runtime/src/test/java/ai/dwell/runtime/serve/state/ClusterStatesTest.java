@@ -26,7 +26,7 @@ class ClusterStatesTest {
 
     /** A package with one content cluster of two nodes, distribution keys 0 and 2, in two groups (which the runtime refuses at
      *  deploy, see Redundancy in README.md; the model builds, and Vespa's Distribution of it names the groups). */
-    private static VespaModel model(Path dir) throws Exception {
+    static VespaModel model(Path dir) throws Exception {
         Files.createDirectories(dir.resolve("schemas"));
         Files.writeString(dir.resolve("schemas/doc.sd"), "schema doc { document doc { field text type string { indexing: index | summary } } }\n");
         Files.writeString(dir.resolve("services.xml"), """
@@ -117,7 +117,7 @@ class ClusterStatesTest {
     @Test
     void statesCannotBeSetOverHttp(@TempDir Path dir) throws Exception {
         ClusterStates states = states(model(dir));
-        try (ClusterStateApi api = new ClusterStateApi("127.0.0.1", 0, states)) {
+        try (ClusterStateApi api = new ClusterStateApi("127.0.0.1", 0, states, new ClusterStatusPages(Map::of, 0, 1))) {
             HttpClient client = HttpClient.newHttpClient();
             URI node = URI.create("http://127.0.0.1:" + api.port() + "/cluster/v2/music/storage/0");
             HttpResponse<String> got = client.send(HttpRequest.newBuilder(node).GET().build(), HttpResponse.BodyHandlers.ofString());
@@ -130,8 +130,8 @@ class ClusterStatesTest {
             assertEquals(ClusterStates.CANNOT_SET, json.readTree(set.body()).get("message").asText());
             assertEquals(got.body(), client.send(HttpRequest.newBuilder(node).GET().build(), HttpResponse.BodyHandlers.ofString()).body(),
                          "nothing changed");
-            URI status = URI.create("http://127.0.0.1:" + api.port() + "/clustercontroller-status/v1/music");
-            assertEquals(404, client.send(HttpRequest.newBuilder(status).GET().build(), HttpResponse.BodyHandlers.discarding()).statusCode());
+            URI other = URI.create("http://127.0.0.1:" + api.port() + "/state/v1/health");
+            assertEquals(404, client.send(HttpRequest.newBuilder(other).GET().build(), HttpResponse.BodyHandlers.discarding()).statusCode());
         }
     }
 
