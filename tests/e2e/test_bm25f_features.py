@@ -20,7 +20,7 @@ from clients import deployed_runtime
 APP = ROOT / "tests" / "apps" / "bm25f-features"
 WORDS = ["stone", "river", "cloud", "moss", "bridge", "field", "grass", "wall"]
 UNKNOWN = 1_000_000.0
-SEARCHED = {"default": ("heading", "text"), "heading": ("heading",), "text": ("text",), "keywords": ("keywords",)}
+SEARCHED = {"default": ("heading", "text"), "heading": ("heading",), "text": ("text",), "keywords": ("keywords",), "kind": ("kind",)}
 
 
 def make_notes() -> dict[str, dict]:
@@ -224,3 +224,91 @@ def test_a_bm25f_score_and_a_prior_rank_as_numpy_computes_them(runtime: Runtime,
         occurrences, score = reference.prior(NOTES[hit["id"].split("::")[1]])
         assert hit["relevance"] == pytest.approx(score, rel=1e-12)
         assert hit["fields"]["summaryfeatures"]["occurrences"] == pytest.approx(occurrences, rel=1e-12)
+
+
+ATTRIBUTE_MATCH_OUTPUTS = ("completeness", "queryCompleteness", "fieldCompleteness", "normalizedWeight", "normalizedWeightedWeight",
+                           "weight", "significance", "importance", "matches", "totalWeight", "averageWeight", "maxWeight")
+FIELD_MATCH_OUTPUTS = ("proximity", "completeness", "queryCompleteness", "fieldCompleteness", "orderness", "relatedness", "earliness",
+                       "longestSequenceRatio", "segmentProximity", "unweightedProximity", "absoluteProximity", "occurrence",
+                       "absoluteOccurrence", "weightedOccurrence", "weightedAbsoluteOccurrence", "significantOccurrence", "weight",
+                       "significance", "importance", "segments", "matches", "outOfOrder", "gaps", "gapLength", "longestSequence",
+                       "head", "tail", "segmentDistance", "degradedMatches")
+ELEMENT_COMPLETENESS_OUTPUTS = ("completeness", "fieldCompleteness", "queryCompleteness", "elementWeight")
+
+
+def default_dump_features() -> set[str]:
+    """What proton lists for ranking.listFeatures on this schema (its features profile sets no rank-features), as
+    searchlib's blueprints visit their dump features: per attribute of a primitive type attributeMatch and its outputs,
+    per field matches; per index field bm25, fieldTermMatch of terms 0-4, elementCompleteness; per single-value index
+    field fieldMatch and textSimilarity; per array index field elementSimilarity; and the query-wide ones."""
+    names = {"firstPhase", "nativeAttributeMatch", "nativeFieldMatch", "nativeProximity", "nativeRank", "queryTermCount"}
+    names |= {f"term({n}).{o}" for n in range(5) for o in ("connectedness", "significance", "weight")}
+    names |= {"attributeMatch(kind)", "matches(kind)"} | {f"attributeMatch(kind).{o}" for o in ATTRIBUTE_MATCH_OUTPUTS}
+    for f in ("heading", "text", "keywords"):
+        names |= {f"matches({f})", f"bm25({f})"} | {f"elementCompleteness({f}).{o}" for o in ELEMENT_COMPLETENESS_OUTPUTS}
+        names |= {f"fieldTermMatch({f},{n}).{o}" for n in range(5) for o in ("firstPosition", "occurrences", "weight")}
+    for f in ("heading", "text"):
+        names |= {f"fieldMatch({f})"} | {f"fieldMatch({f}).{o}" for o in FIELD_MATCH_OUTPUTS}
+        names |= {f"textSimilarity({f}).{o}" for o in ("score", "proximity", "order", "queryCoverage", "fieldCoverage")}
+    names.add("elementSimilarity(keywords)")
+    return names
+
+
+def element_completeness(reference: Reference, note: dict, field: str) -> dict[str, float]:
+    """searchlib's elementCompleteness: the element with the best completeness (in order; a later one only if better,
+    from 0), where completeness = 0.5 * min(length, matched)/length + 0.5 * matched terms' weight / the weight of all
+    terms searching the field (each term's weight is 100)."""
+    searching = [n for n, (_, fields) in enumerate(reference.terms) if field in fields]
+    best = {"completeness": 0.0, "fieldCompleteness": 0.0, "queryCompleteness": 0.0, "elementWeight": 0.0}
+    for element in elements(note, field):
+        matched = [n for n in searching if reference.terms[n][0] in element]
+        if not matched:
+            continue
+        query_completeness = len(matched) / len(searching)
+        field_completeness = min(len(element), len(matched)) / len(element)
+        completeness = 0.5 * field_completeness + 0.5 * query_completeness
+        if completeness > best["completeness"]:
+            best = {"completeness": completeness, "fieldCompleteness": field_completeness,
+                    "queryCompleteness": query_completeness, "elementWeight": 1.0}
+    return best
+
+
+def test_list_features_lists_protons_default_features(runtime: Runtime) -> None:
+    """ranking.listFeatures with a profile that does not set ignore-default-rank-features (features): every hit's
+    rankfeatures holds proton's default features of this schema, ordered by name, with the values numpy computes for
+    the term matches, bm25, elementCompleteness and attributeMatch."""
+    terms = [("default", "stone"), ("keywords", "grass"), ("kind", "a"), ("heading", "wall")]
+    reference = Reference(terms)
+    expected_ids = {i for i, note in NOTES.items() if reference.matches(note, False)}
+    hits = hits_of(search(yql=yql(terms, False), ranking="features", hits=100, ranking__listFeatures="true"), expected_ids)
+    for hit in hits:
+        note = NOTES[hit["id"].split("::")[1]]
+        features = hit["fields"]["rankfeatures"]
+        what = f"{hit['id']} for {terms}"
+        assert set(features) == default_dump_features(), sorted(set(features) ^ default_dump_features())
+        assert list(features) == sorted(features), "proton lists them by name"
+        assert features["firstPhase"] == pytest.approx(hit["relevance"], rel=1e-12)
+        assert features["queryTermCount"] == len(terms)
+        for f in ("heading", "text", "keywords", "kind"):
+            assert features[f"matches({f})"] == (1.0 if reference.matched(note, f) else 0.0), f"matches({f}) of {what}"
+        for f in ("heading", "text", "keywords"):
+            for n in range(5):
+                occurrences, first, _ = reference.term_match(note, f, n)
+                assert features[f"fieldTermMatch({f},{n}).occurrences"] == occurrences, f"fieldTermMatch({f},{n}) of {what}"
+                assert features[f"fieldTermMatch({f},{n}).firstPosition"] == first, f"fieldTermMatch({f},{n}) of {what}"
+            assert features[f"bm25({f})"] == pytest.approx(reference.bm25(note, f), rel=1e-12, abs=1e-12), f"bm25({f}) of {what}"
+            for output, value in element_completeness(reference, note, f).items():
+                assert features[f"elementCompleteness({f}).{output}"] == pytest.approx(value, rel=1e-12), f"elementCompleteness({f}).{output} of {what}"
+        matched = 1.0 if note["kind"] == "a" else 0.0
+        weight = matched / len(terms)  # every term weighs 100
+        significance = matched * features["term(2).significance"] / sum(features[f"term({n}).significance"] for n in range(len(terms)))
+        expected = {"matches": matched, "queryCompleteness": matched, "fieldCompleteness": matched,
+                    "completeness": matched * (1 - 0.05 + 0.05 * matched), "weight": weight, "significance": significance,
+                    "importance": (weight + significance) / 2, "normalizedWeight": 0.0, "normalizedWeightedWeight": 0.0,
+                    "totalWeight": 0.0, "averageWeight": 0.0, "maxWeight": 0.0}
+        for output, value in expected.items():
+            assert features[f"attributeMatch(kind).{output}"] == pytest.approx(value, rel=1e-12, abs=1e-15), f"attributeMatch(kind).{output} of {what}"
+        assert features["attributeMatch(kind)"] == features["attributeMatch(kind).completeness"]
+        assert 0.5 <= features["term(2).significance"] <= 1.0
+    assert any(NOTES[h["id"].split("::")[1]]["kind"] == "a" for h in hits) and any(NOTES[h["id"].split("::")[1]]["kind"] == "b" for h in hits)
+    assert {h["fields"]["rankfeatures"]["elementCompleteness(keywords).completeness"] for h in hits} - {0.0}, "no keyword element matched"

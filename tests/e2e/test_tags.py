@@ -213,13 +213,16 @@ def test_list_features_lists_the_profiles_rank_features(runtime: Runtime) -> Non
     assert all("rankfeatures" not in hit["fields"] for hit in plain), plain
 
 
-def test_list_features_without_ignore_default_rank_features_is_refused_by_name(runtime: Runtime) -> None:
-    """proton's default rank features (fieldMatch, nativeRank, ... of every field) are not computed here: a profile
-    that does not set ignore-default-rank-features gets an error naming what to set, not a shorter list."""
+def test_list_features_with_a_default_feature_not_computed_here_is_refused_by_name(runtime: Runtime) -> None:
+    """Without ignore-default-rank-features proton lists its default features of every field (tests/e2e/
+    test_bm25f_features.py checks them); of this schema's weighted set index field (keywords) that includes
+    elementCompleteness and elementSimilarity, which this engine does not compute (its occurrences there carry no
+    element weights): the request is answered with an error naming the feature, not a shorter list."""
     status, body = http("GET", f"{CONTAINER}/search/?" + urllib.parse.urlencode(
         {"yql": "select * from item where true", "ranking": "counts", "ranking.listFeatures": "true"}))
     text = json.dumps(body)
-    assert "ranking.listFeatures with rank profile 'counts'" in text and "ignore-default-rank-features" in text, (status, body)
+    assert "Rank profile 'counts'" in text and "elementCompleteness(keywords)" in text and "weighted set index field" in text, (status, body)
+    assert all("rankfeatures" not in hit["fields"] for hit in body["root"].get("children", [])), body
 
 
 def attribute_match(fed: dict, terms: list[tuple[str, str]]) -> dict[str, float]:

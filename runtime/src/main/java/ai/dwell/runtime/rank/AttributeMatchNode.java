@@ -1,7 +1,6 @@
 package ai.dwell.runtime.rank;
 
 import ai.dwell.runtime.index.Attribute;
-import ai.dwell.runtime.index.DocumentIndex;
 import ai.dwell.runtime.index.MultiValueAttribute;
 import ai.dwell.runtime.match.QueryTerm;
 
@@ -13,13 +12,16 @@ import java.util.function.Predicate;
  * proton's attributeMatch(name) (searchlib AttributeMatchExecutor), per document: which of the query's terms searching
  * the attribute match it (as the attribute matches terms), with the query term weights and, for a weighted set, the
  * weights of the elements they matched. Outputs completeness (the feature's value), queryCompleteness,
- * fieldCompleteness, normalizedWeight, normalizedWeightedWeight, weight, matches, totalWeight, averageWeight and
- * maxWeight, with the properties maxWeight (default 256) and fieldCompletenessImportance (default 0.05).
- * Whether a term matches is found a block of documents at a time, with the attribute's own term matching.
+ * fieldCompleteness, normalizedWeight, normalizedWeightedWeight, weight, significance (the legacy significance of the
+ * ranked terms on the attribute that matched, over that of all the query's ranked terms), importance (the mean of
+ * weight and significance), matches, totalWeight, averageWeight and maxWeight, with the properties maxWeight (default
+ * 256) and fieldCompletenessImportance (default 0.05). Whether a term matches is found a block of documents at a time,
+ * with the attribute's own term matching; for significance, as the ranked terms' match data have it.
  */
 final class AttributeMatchNode extends ScalarNode {
 
-    enum Output { COMPLETENESS, QUERY_COMPLETENESS, FIELD_COMPLETENESS, NORMALIZED_WEIGHT, NORMALIZED_WEIGHTED_WEIGHT, WEIGHT, MATCHES, TOTAL_WEIGHT, AVERAGE_WEIGHT, MAX_WEIGHT }
+    enum Output { COMPLETENESS, QUERY_COMPLETENESS, FIELD_COMPLETENESS, NORMALIZED_WEIGHT, NORMALIZED_WEIGHTED_WEIGHT, WEIGHT,
+                  SIGNIFICANCE, IMPORTANCE, MATCHES, TOTAL_WEIGHT, AVERAGE_WEIGHT, MAX_WEIGHT }
 
     private final Attribute attribute;
     private final MultiValueAttribute multi; // null for a single-value attribute
@@ -35,9 +37,13 @@ final class AttributeMatchNode extends ScalarNode {
     private final long totalAttributeTermWeight;
     private final BitSet candidates = new BitSet();
     private final BitSet[] matched;
+    private final NativeRankFeatures.Slot[] rankSlots; // of the ranked terms searching the attribute
+    private final double[] rankSignificance; // of each of those terms
+    private final double totalSignificance; // of all ranked terms
 
     @SuppressWarnings("unchecked")
-    AttributeMatchNode(Attribute attribute, DocumentIndex index, List<QueryTerm> terms, Output output, int maxWeight, double fieldCompletenessImportance) {
+    AttributeMatchNode(Attribute attribute, List<QueryTerm> terms, NativeRankFeatures.Terms rankTerms,
+                       Output output, int maxWeight, double fieldCompletenessImportance) {
         this.attribute = attribute;
         this.multi = attribute instanceof MultiValueAttribute m ? m : null;
         this.weightedSet = multi != null && multi.collection() == MultiValueAttribute.Collection.WEIGHTED_SET;
@@ -52,11 +58,13 @@ final class AttributeMatchNode extends ScalarNode {
         for (int t = 0; t < words.length; t++) keys[t] = weightedSet ? multi.key(words[t]) : null;
         matched = new BitSet[words.length];
         for (int t = 0; t < words.length; t++) matched[t] = new BitSet();
+        // the totals are over the query's ranked terms, as proton's term data (a term searching a fieldset is one term)
         int attributeTerms = 0;
         long total = 0, attributeWeight = 0;
-        for (QueryTerm term : terms) {
+        for (int t = 0; t < rankTerms.size(); t++) {
+            ai.dwell.runtime.match.RankTerm term = rankTerms.term(t);
             total += term.weight();
-            if (index.attribute(term.field()).isPresent() && index.index(term.field()).isEmpty()) {
+            if (term.fields().stream().anyMatch(ai.dwell.runtime.match.RankTerm.Field::attribute)) {
                 attributeTerms++;
                 attributeWeight += term.weight();
             }
@@ -64,6 +72,21 @@ final class AttributeMatchNode extends ScalarNode {
         numAttributeTerms = attributeTerms;
         totalTermWeight = total;
         totalAttributeTermWeight = attributeWeight;
+        List<NativeRankFeatures.Slot> slots = new java.util.ArrayList<>();
+        List<Double> significances = new java.util.ArrayList<>();
+        double significance = 0;
+        for (int t = 0; t < rankTerms.size(); t++) {
+            significance += rankTerms.significance(t);
+            List<ai.dwell.runtime.match.RankTerm.Field> fields = rankTerms.term(t).fields();
+            for (int f = 0; f < fields.size(); f++) {
+                if ( ! fields.get(f).attribute() || ! fields.get(f).name().equals(attribute.name())) continue;
+                slots.add(rankTerms.slot(t, f));
+                significances.add(rankTerms.significance(t));
+            }
+        }
+        rankSlots = slots.toArray(NativeRankFeatures.Slot[]::new);
+        rankSignificance = significances.stream().mapToDouble(Double::doubleValue).toArray();
+        totalSignificance = significance;
     }
 
     @Override
@@ -115,12 +138,25 @@ final class AttributeMatchNode extends ScalarNode {
                 double divider = totalAttributeTermWeight > 0 ? (double) maxWeight * totalAttributeTermWeight : maxWeight;
                 yield Math.min(1, weightedWeight / divider);
             }
-            case WEIGHT -> totalTermWeight > 0 ? (double) matchedTermWeight / totalTermWeight : 0;
+            case WEIGHT -> weight(matchedTermWeight);
+            case SIGNIFICANCE -> significance(lid);
+            case IMPORTANCE -> (weight(matchedTermWeight) + significance(lid)) * 0.5;
             case MATCHES -> matches;
             case TOTAL_WEIGHT -> totalWeight;
             case AVERAGE_WEIGHT -> matches != 0 ? totalWeight / (double) matches : 0;
             case MAX_WEIGHT -> maxMatchedWeight;
         };
+    }
+
+    private double weight(long matchedTermWeight) {
+        return totalTermWeight > 0 ? (double) matchedTermWeight / totalTermWeight : 0;
+    }
+
+    private double significance(int lid) {
+        if (totalSignificance <= 0) return 0;
+        double matchedSignificance = 0;
+        for (int i = 0; i < rankSlots.length; i++) if (rankSlots[i].unpack(lid)) matchedSignificance += rankSignificance[i];
+        return matchedSignificance / totalSignificance;
     }
 
     /** The share of the field matched: of a weighted set's total weight, else of its values (1 for a single value). */

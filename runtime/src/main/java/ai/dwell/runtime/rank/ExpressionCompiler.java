@@ -64,6 +64,9 @@ final class ExpressionCompiler {
     private final RankProfile profile;
     private final RankAssets assets;
     private final DocumentIndex index;
+
+    /** The index the program ranks. */
+    DocumentIndex index() { return index; }
     private final List<QueryTerm> terms;
     private final List<NearestNeighborTerm> nearestNeighbors;
     private final List<RankTerm> rankTerms;
@@ -172,6 +175,7 @@ final class ExpressionCompiler {
             case "bm25" -> bm25(feature);
             case "elementwise" -> elementwise(feature);
             case "elementSimilarity" -> elementSimilarity(feature);
+            case "elementCompleteness" -> elementCompleteness(feature);
             case "nativeRank", "nativeFieldMatch", "nativeProximity", "nativeAttributeMatch" -> nativeFeature(feature);
             case "subqueries" -> termsRead(SubqueriesFeature.of(feature, index, predicates));
             case "closeness", "distance" -> termsRead(NearestNeighborFeatures.of(feature, index, nearestNeighbors, query));
@@ -265,6 +269,22 @@ final class ExpressionCompiler {
         return new ScalarNode.OfDocument(lid -> computer.value(lid, output));
     }
 
+    private final Map<String, ElementCompletenessFeature.Computer> elementCompletenesses = new HashMap<>();
+
+    /** elementCompleteness(field) and its outputs (see {@link ElementCompletenessFeature}), of an index field. */
+    private Node elementCompleteness(FeatureName feature) {
+        if (feature.arguments().size() != 1) throw unsupported("feature '" + feature + "': elementCompleteness takes an index field");
+        String field = feature.argument();
+        TextIndex text = index.index(field).orElseThrow(() -> unsupported("feature '" + feature + "': '" + field + "' is not an index field of '" + index.name() + "'"));
+        if (text.isWeighted())
+            throw unsupported("feature '" + feature + "' of a weighted set index field is not supported by this content engine (its occurrences do not carry the element weights)");
+        ElementCompletenessFeature.Output output = ElementCompletenessFeature.output(feature.output(), feature.toString());
+        readsTerms = true;
+        ElementCompletenessFeature.Computer computer = elementCompletenesses.computeIfAbsent(field, f -> memo(new ElementCompletenessFeature.Computer(
+                f, terms(), doubleProperty("elementCompleteness(" + f + ").fieldCompletenessImportance", 0.5))));
+        return new ScalarNode.OfDocument(lid -> computer.value(lid, output));
+    }
+
     /** dotProduct(name, vector) of an array or weighted set attribute and the query's rank property dotProduct.vector. */
     private Node dotProduct(FeatureName feature) {
         if (feature.arguments().size() != 2 || feature.output() != null && ! feature.output().equals("scalar"))
@@ -314,11 +334,13 @@ final class ExpressionCompiler {
         return termsRead(rawScoreOf(feature, name, terms.stream().filter(t -> t.kind() == QueryTerm.Kind.DOT_PRODUCT && t.field().equals(name)).toList()));
     }
 
-    /** attributeMatch(name) and its outputs, as proton computes them; significance and importance (term significance) are refused. */
+    /** attributeMatch(name) and its outputs, as proton computes them (see {@link AttributeMatchNode}). */
     private Node attributeMatch(FeatureName feature) {
         if (feature.arguments().size() != 1) throw unsupported("feature '" + feature + "': attributeMatch takes the name of an attribute");
         String name = feature.argument();
-        Attribute attribute = index.attribute(name).filter(a -> ! (a instanceof TensorAttribute) && ! (a instanceof ImportedAttribute))
+        Attribute attribute = index.attribute(name).filter(a -> ! (a instanceof TensorAttribute) &&
+                                                               ! (a instanceof ImportedAttribute imported && (imported.target() instanceof MultiValueAttribute ||
+                                                                                                              imported.target() instanceof TensorAttribute)))
                 .orElseThrow(() -> unsupported("feature '" + feature + "': '" + name + "' is not an attribute of '" + index.name() + "' that this content engine matches terms in"));
         String output = feature.output() == null ? "completeness" : feature.output();
         AttributeMatchNode.Output kind = switch (output) {
@@ -328,14 +350,16 @@ final class ExpressionCompiler {
             case "normalizedWeight" -> AttributeMatchNode.Output.NORMALIZED_WEIGHT;
             case "normalizedWeightedWeight" -> AttributeMatchNode.Output.NORMALIZED_WEIGHTED_WEIGHT;
             case "weight" -> AttributeMatchNode.Output.WEIGHT;
+            case "significance" -> AttributeMatchNode.Output.SIGNIFICANCE;
+            case "importance" -> AttributeMatchNode.Output.IMPORTANCE;
             case "matches" -> AttributeMatchNode.Output.MATCHES;
             case "totalWeight" -> AttributeMatchNode.Output.TOTAL_WEIGHT;
             case "averageWeight" -> AttributeMatchNode.Output.AVERAGE_WEIGHT;
             case "maxWeight" -> AttributeMatchNode.Output.MAX_WEIGHT;
-            default -> throw unsupported("feature '" + feature + "' is not supported by this content engine (significance and importance need term significance)");
+            default -> throw unsupported("feature '" + feature + "': attributeMatch has no output '" + output + "'");
         };
         String base = "attributeMatch(" + name + ")";
-        return termsRead(new AttributeMatchNode(attribute, index, terms, kind, (int) doubleProperty(base + ".maxWeight", 256),
+        return termsRead(new AttributeMatchNode(attribute, terms, terms(), kind, (int) doubleProperty(base + ".maxWeight", 256),
                                                 doubleProperty(base + ".fieldCompletenessImportance", 0.05)));
     }
 

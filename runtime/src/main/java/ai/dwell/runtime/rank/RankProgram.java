@@ -153,16 +153,14 @@ public final class RankProgram {
     public List<OutputFeature> summaryFeatures() { return outputs(profile.summaryFeatures()); }
 
     /**
-     * The rankfeatures summary field of ranking.listFeatures: the profile's rank-features, when it sets
-     * ignore-default-rank-features; otherwise proton adds its default features, most of which this engine does not
-     * compute, so the request is refused, naming what is missing rather than listing fewer.
+     * The rankfeatures summary field of ranking.listFeatures: the profile's rank-features and, unless it sets
+     * ignore-default-rank-features, proton's default features of the schema ({@link DefaultDumpFeatures}), each once,
+     * ordered by name as proton's feature resolver keeps them.
      */
     public List<OutputFeature> dumpFeatures() {
-        if ( ! profile.ignoresDefaultDumpFeatures())
-            throw new UnsupportedFeatureException("ranking.listFeatures with rank profile '" + profile.name() + "': proton lists its default " +
-                                                  "rank features (fieldMatch, nativeRank and others, of every field), which this content engine " +
-                                                  "does not compute; set ignore-default-rank-features and name the features in rank-features");
-        return outputs(profile.dumpFeatures());
+        java.util.TreeSet<String> names = new java.util.TreeSet<>(profile.dumpFeatures());
+        if ( ! profile.ignoresDefaultDumpFeatures()) names.addAll(DefaultDumpFeatures.names(compiler.index().schema(), profile));
+        return outputs(List.copyOf(names));
     }
 
     private List<OutputFeature> outputs(List<String> names) {

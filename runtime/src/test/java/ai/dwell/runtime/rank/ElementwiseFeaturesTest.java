@@ -68,6 +68,19 @@ public class ElementwiseFeaturesTest {
                         elementSimilarity(chunks) elementSimilarity(chunks).avgProximity elementSimilarity(chunks).sumQ
                     }
                 }
+                rank-profile completeness {
+                    first-phase { expression: elementCompleteness(chunks) }
+                    match-features {
+                        elementCompleteness(chunks).fieldCompleteness elementCompleteness(chunks).queryCompleteness
+                        elementCompleteness(chunks).elementWeight
+                    }
+                }
+                rank-profile completeness_importance {
+                    rank-properties {
+                        elementCompleteness(chunks).fieldCompletenessImportance: 0.9
+                    }
+                    first-phase { expression: elementCompleteness(chunks).completeness }
+                }
                 rank-profile parameters {
                     rank-properties {
                         bm25(chunks).k1: 2.0
@@ -227,6 +240,38 @@ public class ElementwiseFeaturesTest {
             hits.put(ids.get(hit.getGlobalId()), features);
         }
         return hits;
+    }
+
+    @Test
+    void elementCompletenessWorkedOutByHand() {
+        // d1: "a b a" (both terms, length 3), "c", "b d" (b, length 2); d2: "", "a a b b c" (both, length 5); d3: "c d"
+        Map<String, Map<String, Object>> hits = search("completeness", terms("a", "b"));
+        assertEquals(List.of("d1", "d2"), hits.keySet().stream().sorted().toList());
+        Map<String, Object> d1 = hits.get("d1"); // element 0: field completeness 2/3, query completeness 1
+        assertEquals(0.5 * 2 / 3.0 + 0.5 * 1, (double) d1.get("relevance"), 1e-12);
+        assertEquals(2 / 3.0, (double) d1.get("elementCompleteness(chunks).fieldCompleteness"), 1e-12);
+        assertEquals(1.0, (double) d1.get("elementCompleteness(chunks).queryCompleteness"), 1e-12);
+        assertEquals(1.0, (double) d1.get("elementCompleteness(chunks).elementWeight"), 1e-12);
+        Map<String, Object> d2 = hits.get("d2"); // element 1: 2 of 5, both terms
+        assertEquals(0.5 * 2 / 5.0 + 0.5 * 1, (double) d2.get("relevance"), 1e-12);
+        assertEquals(2 / 5.0, (double) d2.get("elementCompleteness(chunks).fieldCompleteness"), 1e-12);
+
+        // one term of two in d3's "c d": field completeness 1/2, query completeness 1/2. In d1, "a b a" gives 1/3 and 1/2
+        // (0.4167), "b d" 1/2 and 1/2 (0.5): the later, better element is the best
+        hits = search("completeness", terms("a", "d"));
+        assertEquals(0.5 * 0.5 + 0.5 * 0.5, (double) hits.get("d3").get("relevance"), 1e-12);
+        assertEquals(0.5, (double) hits.get("d1").get("relevance"), 1e-12);
+        assertEquals(0.5, (double) hits.get("d1").get("elementCompleteness(chunks).fieldCompleteness"), 1e-12);
+        // a term in no element of the document (e) leaves d4's "e" the only one: 1 of 1, half the query
+        hits = search("completeness", terms("a", "e"));
+        assertEquals(0.5 * 1 + 0.5 * 0.5, (double) hits.get("d4").get("relevance"), 1e-12);
+    }
+
+    @Test
+    void elementCompletenessWithTheProfilesImportance() {
+        Map<String, Map<String, Object>> hits = search("completeness_importance", terms("a", "b"));
+        assertEquals(0.9 * 2 / 3.0 + 0.1 * 1, (double) hits.get("d1").get("relevance"), 1e-12);
+        assertEquals(0.9 * 2 / 5.0 + 0.1 * 1, (double) hits.get("d2").get("relevance"), 1e-12);
     }
 
 }
