@@ -33,6 +33,12 @@ public final class TermFieldMatchData {
         maxLength = 0;
     }
 
+    /**
+     * Drops the occurrences of the document just unpacked, keeping that it matched: the match data proton gives a term
+     * in a filter field (rank: filter), whose iterators unpack the document only.
+     */
+    public void dropOccurrences() { reset(); }
+
     /** Adds an occurrence (after those before it in element and position order). */
     void add(int element, int position, int length, int weight) {
         if (size == MAX_OCCURRENCES) return;

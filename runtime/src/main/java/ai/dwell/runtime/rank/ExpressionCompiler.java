@@ -505,8 +505,17 @@ final class ExpressionCompiler {
     private final Map<String, FieldMatchFeature.Computer> fieldMatches = new HashMap<>();
 
     /** The query's ranked terms as the text features read them (each term's matches read once per document). */
+    /** The index fields the profile makes filters (rank: filter), whose term match data hold no occurrences. */
+    private Set<String> filterFields() {
+        Set<String> fields = new java.util.HashSet<>();
+        for (String name : profile.propertyNames())
+            if (name.startsWith("vespa.isfilterfield.") && "true".equals(profile.property(name).orElse(null)))
+                fields.add(name.substring("vespa.isfilterfield.".length()));
+        return fields;
+    }
+
     private NativeRankFeatures.Terms terms() {
-        if (nativeTerms == null) nativeTerms = new NativeRankFeatures.Terms(rankTerms, query);
+        if (nativeTerms == null) nativeTerms = new NativeRankFeatures.Terms(rankTerms, query, filterFields());
         return nativeTerms;
     }
 

@@ -37,8 +37,9 @@ import java.util.Set;
  *       with the parameters as doubles; the computer's float sums (proximity, weight, significance) carry float
  *       precision into proximity, score, weight and significance (a relative difference of about 1e-7).
  * </ul>
- * Refused: a phrase in the query (proton splits it into its words, with positions of their own), a multi-value or
- * filter field, and the proximityTable property.
+ * A filter field (rank: filter) has no occurrences in its match data, as in proton, so its matches are all degraded
+ * and its outputs the simple metrics. Refused: a phrase in the query (proton splits it into its words, with positions
+ * of their own), a multi-value field, and the proximityTable property.
  */
 final class FieldMatchFeature {
 
@@ -135,8 +136,6 @@ final class FieldMatchFeature {
                 "feature '" + feature + "': '" + field + "' is not an index field of '" + index.name() + "'"));
         if (text.isMultiValue())
             throw new UnsupportedFeatureException("feature '" + feature + "' of the multi-value field '" + field + "' is not supported by this content engine");
-        if ("true".equals(profile.property("vespa.isfilterfield." + field).orElse(null)))
-            throw new UnsupportedFeatureException("feature '" + feature + "' of the filter field '" + field + "' is not supported by this content engine");
     }
 
     /**

@@ -6,6 +6,7 @@ import ai.dwell.runtime.match.TermFieldMatchData;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.Optional;
 
@@ -51,10 +52,18 @@ final class NativeRankFeatures {
         private final QueryProperties query;
         private final Slot[][] slots;
         private final double[] significance;
+        private final Set<String> filterFields;
 
-        Terms(List<RankTerm> terms, QueryProperties query) {
+        Terms(List<RankTerm> terms, QueryProperties query) { this(terms, query, Set.of()); }
+
+        /**
+         * The terms of a query, where the index fields the profile makes filters (vespa.isfilterfield.field: rank:
+         * filter) hold no occurrences, only whether a term matched: proton searches them with bit vectors.
+         */
+        Terms(List<RankTerm> terms, QueryProperties query, Set<String> filterFields) {
             this.terms = terms;
             this.query = query;
+            this.filterFields = filterFields;
             this.slots = new Slot[terms.size()][];
             this.significance = new double[terms.size()];
             for (int t = 0; t < terms.size(); t++) {
@@ -69,7 +78,17 @@ final class NativeRankFeatures {
 
         /** The matches of term t in its f-th field (its reader made when first asked for). */
         Slot slot(int t, int f) {
-            if (slots[t][f] == null) slots[t][f] = new Slot(terms.get(t).fields().get(f).unpacker().get());
+            if (slots[t][f] == null) {
+                RankTerm.Field field = terms.get(t).fields().get(f);
+                RankTerm.Unpacker unpacker = field.unpacker().get();
+                slots[t][f] = new Slot( ! field.attribute() && filterFields.contains(field.name())
+                                        ? (lid, data) -> {
+                                              if ( ! unpacker.unpack(lid, data)) return false;
+                                              data.dropOccurrences();
+                                              return true;
+                                          }
+                                        : unpacker);
+            }
             return slots[t][f];
         }
 

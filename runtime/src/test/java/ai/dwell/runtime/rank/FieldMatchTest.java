@@ -165,6 +165,75 @@ public class FieldMatchTest {
                        expected[0] + " refused naming " + expected[1] + " in " + errors);
     }
 
+    /**
+     * A filter field (rank: filter) is searched with bit vectors in proton: a term's match data there hold the document
+     * and no occurrences. So fieldMatch of it gives the simple metrics with every match degraded, bm25 0 and
+     * fieldTermMatch one occurrence at no position, while matches sees the match; the same words in a field that is no
+     * filter rank.
+     */
+    @Test
+    void aFilterFieldsMatchesHaveNoOccurrences(@TempDir Path dir) throws IOException {
+        String schema = """
+                schema doc {
+                    document doc {
+                        field title type string {
+                            indexing: index
+                            index: enable-bm25
+                        }
+                        field flag type string {
+                            indexing: index
+                            index: enable-bm25
+                            rank: filter
+                        }
+                    }
+                    rank-profile filters {
+                        first-phase { expression: fieldMatch(title) }
+                        match-features {
+                            fieldMatch(flag) fieldMatch(flag).matches fieldMatch(flag).degradedMatches fieldMatch(flag).queryCompleteness
+                            fieldMatch(flag).completeness fieldMatch(flag).weight fieldMatch(title).matches fieldMatch(title).degradedMatches
+                            bm25(flag) bm25(title) fieldTermMatch(flag,1).occurrences fieldTermMatch(flag,1).firstPosition
+                            fieldTermMatch(title,0).occurrences fieldLength(flag) matches(flag) matches(title)
+                        }
+                    }
+                }
+                """;
+        ContentClusterConfig filters = DwellPackage.oneNodeCluster(dir.resolve("app"), schema);
+        DocumentType docType = new DocumentTypeManager(filters.documentManager()).getDocumentType("doc");
+        try (ContentNode filtered = new ContentNode(filters, 0)) {
+            for (String id : List.of("x", "y")) {
+                Document document = new Document(docType, new DocumentId("id:test:doc::" + id));
+                List<String> words = id.equals("x") ? List.of("a", "b", "a") : List.of("c");
+                document.setFieldValue("title", DwellPackage.annotated(words));
+                document.setFieldValue("flag", DwellPackage.annotated(words));
+                filtered.put(document);
+            }
+            OrItem root = new OrItem();
+            root.addItem(new WordItem("a", "title"));
+            root.addItem(new WordItem("a", "flag"));
+            Query query = new Query("?ranking=filters");
+            query.getModel().getQueryTree().setRoot(root);
+            query.getModel().prepare(query.getRanking());
+            SearchProtocol.SearchReply reply = filtered.search(DwellPackage.request(query, 10));
+            assertEquals(0, reply.getErrorsCount(), reply.getErrorsList().toString());
+            assertEquals(1, reply.getHitsCount());
+            List<String> names = reply.getMatchFeatureNamesList();
+            Map<String, Double> features = new HashMap<>();
+            for (int i = 0; i < names.size(); i++) features.put(names.get(i), reply.getHits(0).getMatchFeatures(i).getNumber());
+            Map<String, Double> expected = Map.ofEntries(
+                    Map.entry("fieldMatch(flag)", 0.0), Map.entry("fieldMatch(flag).matches", 1.0),
+                    Map.entry("fieldMatch(flag).degradedMatches", 1.0), Map.entry("fieldMatch(flag).queryCompleteness", 1.0),
+                    Map.entry("fieldMatch(flag).completeness", 1.0 * (1 - 0.05)), // the simple metrics: query completeness times 1 - fieldCompletenessImportance
+                    Map.entry("fieldMatch(flag).weight", 0.5), // 100 of the query's 200
+                    Map.entry("fieldMatch(title).matches", 1.0), Map.entry("fieldMatch(title).degradedMatches", 0.0),
+                    // fieldTermMatch counts a match without positions as one occurrence at no position, as proton's executor
+                    Map.entry("bm25(flag)", 0.0), Map.entry("fieldTermMatch(flag,1).occurrences", 1.0),
+                    Map.entry("fieldTermMatch(flag,1).firstPosition", 1_000_000.0), Map.entry("fieldTermMatch(title,0).occurrences", 2.0),
+                    Map.entry("fieldLength(flag)", 1_000_000.0), Map.entry("matches(flag)", 1.0), Map.entry("matches(title)", 1.0));
+            for (var entry : expected.entrySet()) assertEquals(entry.getValue(), features.get(entry.getKey()), 1e-12, entry.getKey());
+            assertTrue(features.get("bm25(title)") > 0, "the field that is no filter ranks: " + features);
+        }
+    }
+
     @Test
     void aPhraseIsRefusedByFieldMatchAtQueryTime() {
         PhraseItem phrase = new PhraseItem();
