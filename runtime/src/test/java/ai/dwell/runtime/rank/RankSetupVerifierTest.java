@@ -26,7 +26,7 @@ public class RankSetupVerifierTest {
                     first-phase { expression: baseline + f_fresness }
                 }
                 rank-profile broken_native inherits features {
-                    first-phase { expression: baseline + elementCompleteness(text).completeness }
+                    first-phase { expression: baseline + flowCompleteness(text).completeness }
                 }
                 rank-profile broken_onnx inherits features {
                     onnx-model dwell_nn_short {
@@ -94,7 +94,7 @@ public class RankSetupVerifierTest {
         List<String> errors = RankSetupVerifier.verify(cluster);
         errors.forEach(System.out::println);
         assertError(errors, "broken_function", "f_fresness");
-        assertError(errors, "broken_native", "elementCompleteness(text).completeness");
+        assertError(errors, "broken_native", "flowCompleteness(text).completeness");
         assertError(errors, "broken_onnx", "input 'features'");
         assertError(errors, "broken_query", "query(undeclared_weights) is used as a tensor");
         assertError(errors, "broken_match_phase", "diversity");
