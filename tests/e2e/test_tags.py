@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import struct
 import urllib.parse
 from pathlib import Path
@@ -111,6 +112,35 @@ def test_a_document_matches_when_one_of_its_elements_does(runtime: Runtime) -> N
     assert found('weightedSet(topics, {"tech": 1, "Art": 2})') == expected(
         lambda f: "tech" in f["topics"] or "art" in f["topics"]) != []
     assert found('tags contains "nothing-like-it"') == []
+
+
+def edits(a: str, b: str) -> int:
+    """Levenshtein distance, plainly."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (x != y))
+    return row[-1]
+
+
+def test_prefix_regexp_and_fuzzy_match_when_one_element_does(runtime: Runtime) -> None:
+    """On arrays and weighted sets of strings (tags and topics with fast-search, labels without; uncased), as on a
+    single value: a document matches when one of its elements, lowercased, does."""
+    cases = [('contains ({prefix:true}"sp")', lambda e: e.startswith("sp")),
+             ('contains ({prefix:true}"A")', lambda e: e.startswith("a")),
+             ('matches "^(n|f)"', lambda e: re.search("^(n|f)", e) is not None),
+             ('matches "O"', lambda e: "o" in e),
+             ('contains ({maxEditDistance:1}fuzzy("sprt"))', lambda e: edits("sprt", e) <= 1),
+             ('contains ({maxEditDistance:2, prefixLength:1}fuzzy("fod"))', lambda e: e[:1] == "f" and edits("fod", e) <= 2)]
+    for field in ("tags", "labels", "topics"):
+        for operator, accepts in cases:
+            want = expected(lambda f: any(accepts(e.lower()) for e in f[field]))
+            assert want, (field, operator)
+            assert found(f"{field} {operator}") == want, (field, operator)
+    # a ranked prefix term on a weighted set: attribute(topics).count ranks as without it (the term only matches)
+    result = search(yql='select * from item where topics contains ({prefix:true}"te")', ranking="counts", hits=400)
+    assert sorted(h["fields"]["name"] for h in result["root"]["children"]) == expected(lambda f: "tech" in f["topics"])
 
 
 def relevance(f: dict) -> float:

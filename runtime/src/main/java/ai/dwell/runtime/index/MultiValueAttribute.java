@@ -33,7 +33,7 @@ import java.util.function.Predicate;
  * {@link #weight} (a key's weight, 0 when absent) and {@link #contains}, grouping through {@link #elements}; sorting
  * and reading it as a single value are refused, naming it.
  */
-public final class MultiValueAttribute extends Attribute {
+public final class MultiValueAttribute extends Attribute implements StringMatching {
 
     public enum Collection { ARRAY, WEIGHTED_SET }
 
@@ -316,7 +316,32 @@ public final class MultiValueAttribute extends Attribute {
         weights = Arrays.copyOf(weights, size);
     }
 
-    private String fold(String value) { return cased ? value : value.toLowerCase(Locale.ROOT); }
+    @Override
+    public boolean isCased() { return cased; }
+
+    /**
+     * Adds to result the candidates (all when null) with an element the test accepts (folded as this attribute's match
+     * mode does): of an attribute of strings, each distinct element is tested once.
+     */
+    @Override
+    public void matchValues(Predicate<String> accepts, BitSet candidates, BitSet result) {
+        if (elements != Elements.STRING) throw new IllegalArgumentException("'" + name() + "' holds numbers, not strings");
+        if (stringPostings != null) {
+            for (Map.Entry<String, PostingList> entry : stringPostings.entrySet()) {
+                if ( ! accepts.test(entry.getKey())) continue;
+                if (candidates == null) entry.getValue().orInto(result);
+                else entry.getValue().orInto(result, candidates);
+            }
+            return;
+        }
+        Map<String, Boolean> tested = new HashMap<>();
+        matchElements(item -> tested.computeIfAbsent((String) item, value -> accepts.test(fold(value))), candidates, result);
+    }
+
+    /** The elements (strings) a test of folded values accepts, for the weight of the element a term matched. */
+    public Predicate<Object> elementTest(Predicate<String> accepts) {
+        return item -> item instanceof String value && accepts.test(fold(value));
+    }
 
     private IllegalArgumentException notOneValue() {
         return new IllegalArgumentException("'" + name() + "' is a multi-value attribute (" + collection.name().toLowerCase(Locale.ROOT) +

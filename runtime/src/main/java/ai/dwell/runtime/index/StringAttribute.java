@@ -7,18 +7,15 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * A single-value string attribute, dictionary encoded: each local id holds an ordinal into the dictionary
  * (0 is "unset"). Matching is exact, case-insensitive when the attribute's match mode is uncased (Vespa's
  * default). With fast-search, each distinct (folded) value has a posting bitset.
  */
-public final class StringAttribute extends Attribute {
+public final class StringAttribute extends Attribute implements StringMatching {
 
     private final boolean cased;
     private final List<String> dictionary = new ArrayList<>(List.of(""));
@@ -101,63 +98,8 @@ public final class StringAttribute extends Attribute {
         return true;
     }
 
-    /** Adds to result the candidates (all when null) whose value begins with the prefix, compared as this attribute's match mode compares. */
-    public void matchPrefix(String prefix, BitSet candidates, BitSet result) {
-        String folded = fold(prefix);
-        matchValues(value -> value.startsWith(folded), candidates, result);
-    }
-
-    /**
-     * Adds to result the candidates (all when null) whose value the regular expression matches somewhere (a partial
-     * match, as proton's), ignoring case when this attribute is uncased. A pattern that does not compile matches
-     * nothing, as in proton (java.util.regex reads the RE2 syntax proton takes, and more).
-     */
-    public void matchRegexp(String pattern, BitSet candidates, BitSet result) {
-        Pattern regexp;
-        try {
-            regexp = Pattern.compile(pattern, cased ? 0 : Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE);
-        } catch (PatternSyntaxException e) {
-            return;
-        }
-        matchValues(value -> regexp.matcher(value).find(), candidates, result);
-    }
-
-    /**
-     * Adds to result the candidates whose value is within maxEdits (Levenshtein over code points, after folding as this
-     * attribute's match mode does) of the word and begins with its first prefixLock characters; with prefixMatch,
-     * those with a prefix that is.
-     */
-    public void matchFuzzy(String word, int maxEdits, int prefixLock, boolean prefixMatch, BitSet candidates, BitSet result) {
-        int[] target = fold(word).codePoints().toArray();
-        int lock = Math.min(Math.max(0, prefixLock), target.length);
-        matchValues(value -> withinEdits(target, lock, value.codePoints().toArray(), maxEdits, prefixMatch), candidates, result);
-    }
-
-    static boolean withinEdits(int[] target, int lock, int[] value, int maxEdits, boolean prefixMatch) {
-        if (value.length < lock) return false;
-        for (int i = 0; i < lock; i++) if (value[i] != target[i]) return false;
-        int n = target.length - lock, m = value.length - lock;
-        if ( ! prefixMatch && Math.abs(n - m) > maxEdits) return false;
-        int[] previous = new int[m + 1], current = new int[m + 1];
-        for (int j = 0; j <= m; j++) previous[j] = j;
-        for (int i = 1; i <= n; i++) {
-            current[0] = i;
-            int best = current[0];
-            for (int j = 1; j <= m; j++) {
-                int substitution = previous[j - 1] + (target[lock + i - 1] == value[lock + j - 1] ? 0 : 1);
-                current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
-                best = Math.min(best, current[j]);
-            }
-            if (best > maxEdits) return false; // every alignment is already too far
-            int[] swap = previous; previous = current; current = swap;
-        }
-        if ( ! prefixMatch) return previous[m] <= maxEdits;
-        for (int j = 0; j <= m; j++) if (previous[j] <= maxEdits) return true; // the word against some prefix of the value
-        return false;
-    }
-
-    /** Adds to result the candidates whose (folded) value the predicate accepts: each distinct value is tested once. */
-    private void matchValues(java.util.function.Predicate<String> accepts, BitSet candidates, BitSet result) {
+    @Override
+    public void matchValues(java.util.function.Predicate<String> accepts, BitSet candidates, BitSet result) {
         if (postings != null) {
             for (Map.Entry<String, PostingList> entry : postings.entrySet()) {
                 if ( ! accepts.test(entry.getKey())) continue;
@@ -220,6 +162,7 @@ public final class StringAttribute extends Attribute {
         }
     }
 
-    private String fold(String value) { return cased ? value : value.toLowerCase(Locale.ROOT); }
+    @Override
+    public boolean isCased() { return cased; }
 
 }

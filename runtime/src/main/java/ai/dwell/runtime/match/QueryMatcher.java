@@ -2,11 +2,13 @@ package ai.dwell.runtime.match;
 
 import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.index.MultiValueAttribute;
 import ai.dwell.runtime.index.NumericAttribute;
 import ai.dwell.runtime.index.PostingList;
 import ai.dwell.runtime.index.PredicateAssignment;
 import ai.dwell.runtime.index.PredicateAttribute;
 import ai.dwell.runtime.index.StringAttribute;
+import ai.dwell.runtime.index.StringMatching;
 import ai.dwell.runtime.index.TextIndex;
 import ai.dwell.runtime.match.iterator.AndNotIterator;
 import ai.dwell.runtime.match.iterator.BitSetIterator;
@@ -150,12 +152,12 @@ public final class QueryMatcher {
         if (item instanceof QueryItem.SameElement sameElement) return new BitSetIterator(SameElementMatcher.match(index, sameElement, this::iteratorOf, active));
         if (item instanceof QueryItem.Wand wand) return new BitSetIterator(wand(wand, ranked, active));
         if (item instanceof QueryItem.Prefix prefix)
-            return stringValues(prefix.index(), "prefix", (attribute, result) -> attribute.matchPrefix(prefix.prefix(), active, result));
+            return stringValues(prefix.index(), "prefix", attribute -> attribute.prefix(prefix.prefix()));
         if (item instanceof QueryItem.Regexp regexp)
-            return stringValues(regexp.index(), "regexp", (attribute, result) -> attribute.matchRegexp(regexp.pattern(), active, result));
+            return stringValues(regexp.index(), "regexp", attribute -> attribute.regexp(regexp.pattern()));
         if (item instanceof QueryItem.Fuzzy fuzzy)
-            return stringValues(fuzzy.index(), "fuzzy", (attribute, result) -> attribute.matchFuzzy(fuzzy.word(), fuzzy.maxEditDistance(),
-                                                                                                   fuzzy.prefixLockLength(), fuzzy.prefixMatch(), active, result));
+            return stringValues(fuzzy.index(), "fuzzy", attribute -> attribute.fuzzy(fuzzy.word(), fuzzy.maxEditDistance(),
+                                                                                     fuzzy.prefixLockLength(), fuzzy.prefixMatch()));
         if (item instanceof QueryItem.NearestNeighbor nearestNeighbor) return new BitSetIterator(nearestNeighbor(nearestNeighbor, candidates));
         if (item instanceof QueryItem.Predicate predicate) return predicate(predicate);
         if (item instanceof QueryItem.Unsupported unsupported) throw new UnsupportedQueryException(unsupported.message());
@@ -278,23 +280,32 @@ public final class QueryMatcher {
     }
 
     /**
-     * A match on the values of string attributes (prefix, regexp, fuzzy): each distinct value is tested once. Vespa matches these
-     * on attributes only (and in streaming search), so an indexed field is refused by name, as a numeric attribute is.
+     * A match on the values of string attributes (prefix, regexp, fuzzy), single-value or the elements of arrays and
+     * weighted sets: each distinct value is tested once. Vespa matches these on attributes only (and in streaming
+     * search), so an indexed field is refused by name, as a numeric attribute is.
      */
-    private DocIdIterator stringValues(String fieldOrSet, String kind, java.util.function.BiConsumer<StringAttribute, BitSet> match) {
+    private DocIdIterator stringValues(String fieldOrSet, String kind, java.util.function.Function<StringMatching, java.util.function.Predicate<String>> test) {
         List<DocIdIterator> iterators = new ArrayList<>();
         for (String field : fields(fieldOrSet)) {
             if (index.index(field).isPresent())
                 throw new UnsupportedQueryException(kind + " matching on the indexed field '" + field + "' is not supported (only on attributes)");
             Optional<Attribute> attribute = index.attribute(field);
             if (attribute.isEmpty()) continue; // not a field of this document type: no hits here, as proton
-            if ( ! (attribute.get() instanceof StringAttribute strings))
+            StringMatching strings = stringMatching(attribute.get());
+            if (strings == null)
                 throw new UnsupportedQueryException(kind + " matching on '" + field + "', which is not a string attribute, is not supported");
             BitSet result = new BitSet();
-            match.accept(strings, result);
+            strings.matchValues(test.apply(strings), active, result);
             iterators.add(new BitSetIterator(result));
         }
         return union(iterators);
+    }
+
+    /** The attribute's string matching: a string attribute, or an array or weighted set of strings; else null. */
+    static StringMatching stringMatching(Attribute attribute) {
+        if (attribute instanceof StringAttribute strings) return strings;
+        if (attribute instanceof MultiValueAttribute multi && multi.elements() == MultiValueAttribute.Elements.STRING) return multi;
+        return null;
     }
 
     /** dotProduct: matched as in (any of the tokens); its tokens, with their weights, are ranked terms for rawScore. */

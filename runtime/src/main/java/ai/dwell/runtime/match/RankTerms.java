@@ -6,7 +6,7 @@ import ai.dwell.runtime.index.ImportedAttribute;
 import ai.dwell.runtime.index.MultiValueAttribute;
 import ai.dwell.runtime.index.NumericAttribute;
 import ai.dwell.runtime.index.PostingList;
-import ai.dwell.runtime.index.StringAttribute;
+import ai.dwell.runtime.index.StringMatching;
 import ai.dwell.runtime.index.TextIndex;
 import ai.dwell.runtime.match.query.QueryItem;
 
@@ -69,14 +69,14 @@ final class RankTerms {
         else if (item instanceof QueryItem.Phrase phrase) { if (phrase.ranked()) phrase(phrase); }
         else if (item instanceof QueryItem.Range range) { if (range.ranked()) range(range); }
         else if (item instanceof QueryItem.Prefix prefix) {
-            if (prefix.ranked()) strings(prefix.index(), prefix.weight(), prefix.uniqueId(), (attribute, result) -> attribute.matchPrefix(prefix.prefix(), index.searched(), result));
+            if (prefix.ranked()) strings(prefix.index(), prefix.weight(), prefix.uniqueId(), attribute -> attribute.prefix(prefix.prefix()));
         }
         else if (item instanceof QueryItem.Regexp regexp) {
-            if (regexp.ranked()) strings(regexp.index(), regexp.weight(), regexp.uniqueId(), (attribute, result) -> attribute.matchRegexp(regexp.pattern(), index.searched(), result));
+            if (regexp.ranked()) strings(regexp.index(), regexp.weight(), regexp.uniqueId(), attribute -> attribute.regexp(regexp.pattern()));
         }
         else if (item instanceof QueryItem.Fuzzy fuzzy) {
-            if (fuzzy.ranked()) strings(fuzzy.index(), fuzzy.weight(), fuzzy.uniqueId(), (attribute, result) ->
-                    attribute.matchFuzzy(fuzzy.word(), fuzzy.maxEditDistance(), fuzzy.prefixLockLength(), fuzzy.prefixMatch(), index.searched(), result));
+            if (fuzzy.ranked()) strings(fuzzy.index(), fuzzy.weight(), fuzzy.uniqueId(), attribute ->
+                    attribute.fuzzy(fuzzy.word(), fuzzy.maxEditDistance(), fuzzy.prefixLockLength(), fuzzy.prefixMatch()));
         }
         else if (item instanceof QueryItem.In in) { if (in.ranked()) in(in); }
         else if (item instanceof QueryItem.DotProduct dotProduct) { if (dotProduct.ranked()) dotProduct(dotProduct); }
@@ -167,12 +167,22 @@ final class RankTerms {
         add(range.uniqueId(), range.weight(), 1, fields, documents);
     }
 
-    /** A prefix, regexp or fuzzy term: on string attributes (matching refuses it elsewhere), weight 1 (a single value). */
-    private void strings(String indexName, int weight, int uniqueId, java.util.function.BiConsumer<StringAttribute, BitSet> match) {
+    /**
+     * A prefix, regexp or fuzzy term: on string attributes, single-value or arrays and weighted sets of strings (matching
+     * refuses it elsewhere); weight 1, or in a weighted set the weight of the first element it matched.
+     */
+    private void strings(String indexName, int weight, int uniqueId,
+                         java.util.function.Function<StringMatching, java.util.function.Predicate<String>> test) {
         List<RankTerm.Field> fields = new ArrayList<>();
         for (String field : fields(indexName)) {
-            if ( ! (index.attribute(field).orElse(null) instanceof StringAttribute strings)) continue;
-            fields.add(new RankTerm.Field(field, true, () -> attributeTerm(strings, result -> { match.accept(strings, result); return true; }, null)));
+            Attribute attribute = index.attribute(field).orElse(null);
+            StringMatching strings = attribute == null ? null : QueryMatcher.stringMatching(attribute);
+            if (strings == null) continue;
+            fields.add(new RankTerm.Field(field, true, () -> {
+                java.util.function.Predicate<String> accepts = test.apply(strings);
+                return attributeTerm(attribute, result -> { strings.matchValues(accepts, index.searched(), result); return true; },
+                                     multi -> multi.elementTest(accepts));
+            }));
         }
         add(uniqueId, weight, 1, fields, documents);
     }
