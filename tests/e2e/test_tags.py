@@ -219,12 +219,42 @@ def test_ranking_reads_a_mapped_tensor_imported_from_the_parent(runtime: Runtime
     assert relevances() == pytest.approx(expected_for({**CATEGORIES, "c1": {"tech": 3.0, "art": 0.5}}))
 
 
-def test_sorting_or_grouping_on_one_is_refused_by_name(runtime: Runtime) -> None:
-    status, body = http("GET", f"{CONTAINER}/search/?" + urllib.parse.urlencode(
-        {"yql": "select * from item where true order by sizes"}))
-    # Vespa sorts by an array's lowest (or highest) element; this engine refuses, naming the attribute, as for any
-    # query it cannot run (the content node's error, which the container answers with 500)
-    assert status == 500 and "'sizes' is a multi-value attribute (array)" in json.dumps(body), (status, body)
+def test_sorting_on_one_takes_its_lowest_element_ascending_and_highest_descending(runtime: Runtime) -> None:
+    """As proton's sort blob writers for a multi-value attribute: ascending by the lowest element, descending by the
+    highest, and a document without elements last in either order, or first with missing(x,first). Checked against
+    the values each hit holds (the byte-level blobs: runtime MultiValueSortBlobWriterTest)."""
+    def hits(sorting: str) -> list[dict]:
+        result = search(yql="select * from item where true", sorting=sorting, hits=400)
+        assert "errors" not in result["root"], result["root"]
+        children = result["root"]["children"]
+        assert len(children) == len(FED)
+        return [h["fields"] for h in children]
+
+    def keys(fields: list[dict], field: str, pick, encode=lambda e: e) -> list:
+        return [pick(encode(e) for e in f[field]) if f.get(field) else None for f in fields]
+
+    def assert_order(values: list, descending: bool, missing_first: bool = False) -> None:
+        present = [v for v in values if v is not None]
+        missing = [v for v in values if v is None]
+        assert present == sorted(present, reverse=descending), values
+        assert values == (missing + present if missing_first else present + missing), values
+        assert len(set(present)) > 2 and missing, "the order checks nothing"
+
+    for field in ("sizes", "prices"):
+        assert_order(keys(hits(f"+{field}"), field, min), descending=False)
+        assert_order(keys(hits(f"-{field}"), field, max), descending=True)
+        assert_order(keys(hits(f"-missing({field},first)"), field, max), descending=True, missing_first=True)
+    # a string attribute sorts by its sort function, UCA by default, which Vespa's ValidateSortingSearcher sends as
+    # lowercase(x) when the query has no locale: the elements lowercased, then their UTF-8 bytes
+    lowered = lambda e: e.lower().encode()
+    assert_order(keys(hits("+tags"), "tags", min, lowered), descending=False)
+    assert_order(keys(hits("-tags"), "tags", max, lowered), descending=True)
+    assert_order(keys(hits("+lowercase(tags)"), "tags", min, lowered), descending=False)
+    assert_order(keys(hits("-labels"), "labels", max, lowered), descending=True)
+    assert_order(keys(hits("-topics"), "topics", max, lowered), descending=True)
+    # missing(x,as,v): a document without elements sorts as if it held v
+    values = keys(hits("+missing(sizes,as,3)"), "sizes", min)
+    assert [3 if v is None else v for v in values] == sorted(3 if v is None else v for v in values)
 
 
 def test_list_features_lists_the_profiles_rank_features(runtime: Runtime) -> None:

@@ -30,8 +30,8 @@ import java.util.function.Predicate;
  * single-value int64 attribute compares as longs, {@link NumericAttribute#matchIntegerRange}).
  *
  * <p>A multi-value attribute is not one value: ranking reads it through {@link #count} (the number of elements),
- * {@link #weight} (a key's weight, 0 when absent) and {@link #contains}, grouping through {@link #elements}; sorting
- * and reading it as a single value are refused, naming it.
+ * {@link #weight} (a key's weight, 0 when absent) and {@link #contains}, grouping and sorting through {@link #elements};
+ * reading it as a single value is refused, naming it.
  */
 public final class MultiValueAttribute extends Attribute implements StringMatching {
 
@@ -345,7 +345,7 @@ public final class MultiValueAttribute extends Attribute implements StringMatchi
 
     private IllegalArgumentException notOneValue() {
         return new IllegalArgumentException("'" + name() + "' is a multi-value attribute (" + collection.name().toLowerCase(Locale.ROOT) +
-                                            "): sorting, grouping or reading it as one value is not supported by this content engine");
+                                            "): reading it as one value is not supported by this content engine");
     }
 
 }

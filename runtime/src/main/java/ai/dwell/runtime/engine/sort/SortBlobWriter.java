@@ -1,6 +1,7 @@
 package ai.dwell.runtime.engine.sort;
 
 import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.index.MultiValueAttribute;
 import ai.dwell.runtime.rank.UnsupportedFeatureException;
 import com.yahoo.vespa.config.search.AttributesConfig;
 
@@ -22,6 +23,19 @@ interface SortBlobWriter {
         AttributesConfig.Attribute config = index.attributeConfig(field.attribute()).orElseThrow();
         if (field.lowercase() && config.datatype() != AttributesConfig.Attribute.Datatype.STRING)
             throw new UnsupportedFeatureException("lowercase() sorting on non-string attribute '" + field.attribute() + "' is not supported");
+        if (attribute instanceof MultiValueAttribute multi) {
+            NumericSortBlobWriter.Width width = switch (config.datatype()) {
+                case STRING -> null;
+                case BOOL, INT8 -> NumericSortBlobWriter.Width.INT8;
+                case INT16 -> NumericSortBlobWriter.Width.INT16;
+                case INT32 -> NumericSortBlobWriter.Width.INT32;
+                case INT64 -> NumericSortBlobWriter.Width.INT64;
+                case FLOAT -> NumericSortBlobWriter.Width.FLOAT;
+                case DOUBLE -> NumericSortBlobWriter.Width.DOUBLE;
+                default -> throw new UnsupportedFeatureException("Sorting on " + config.datatype() + " attribute '" + field.attribute() + "' is not supported by this content engine");
+            };
+            return new MultiValueSortBlobWriter(multi, field, width);
+        }
         return switch (config.datatype()) {
             case STRING -> new StringSortBlobWriter(attribute, field);
             case BOOL, INT8 -> new NumericSortBlobWriter(attribute, field, NumericSortBlobWriter.Width.INT8);
