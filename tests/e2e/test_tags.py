@@ -273,16 +273,24 @@ def test_list_features_lists_the_profiles_rank_features(runtime: Runtime) -> Non
     assert all("rankfeatures" not in hit["fields"] for hit in plain), plain
 
 
-def test_list_features_with_a_default_feature_not_computed_here_is_refused_by_name(runtime: Runtime) -> None:
+def test_list_features_lists_protons_default_features_of_weighted_sets(runtime: Runtime) -> None:
     """Without ignore-default-rank-features proton lists its default features of every field (tests/e2e/
-    test_bm25f_features.py checks them); of this schema's weighted set index field (keywords) that includes
-    elementCompleteness and elementSimilarity, which this engine does not compute (its occurrences there carry no
-    element weights): the request is answered with an error naming the feature, not a shorter list."""
-    status, body = http("GET", f"{CONTAINER}/search/?" + urllib.parse.urlencode(
-        {"yql": "select * from item where true", "ranking": "counts", "ranking.listFeatures": "true"}))
-    text = json.dumps(body)
-    assert "Rank profile 'counts'" in text and "elementCompleteness(keywords)" in text and "weighted set index field" in text, (status, body)
-    assert all("rankfeatures" not in hit["fields"] for hit in body["root"].get("children", [])), body
+    test_bm25f_features.py checks them all); of this schema's weighted set index field (keywords, one-word keys) that
+    includes elementCompleteness and elementSimilarity, which weigh each element by its weight: for a query of two
+    terms, the best element is the heaviest key matched, complete in itself and half of the query."""
+    result = search(yql='select * from item where keywords contains "sport" or keywords contains "food"', ranking="counts",
+                    ranking__listFeatures="true", hits=400)
+    assert "errors" not in result["root"], result["root"]
+    hits = result["root"]["children"]
+    assert sorted(h["fields"]["name"] for h in hits) == expected(lambda f: "sport" in f["keywords"] or "food" in f["keywords"]) != []
+    for hit in hits:
+        features, keywords = hit["fields"]["rankfeatures"], FED[hit["fields"]["name"]]["keywords"]
+        heaviest = max(w for k, w in keywords.items() if k in ("sport", "food"))
+        assert features["elementCompleteness(keywords).elementWeight"] == heaviest, hit
+        assert features["elementCompleteness(keywords).completeness"] == pytest.approx(0.5 * 1 + 0.5 * 0.5), hit
+        assert features["elementSimilarity(keywords)"] == pytest.approx((0.35 + 0.15 + 0.30 * 0.5 + 0.20) * heaviest), hit
+        assert features["matches(keywords)"] == 1.0 and features["matches(tags)"] == 0.0
+        assert list(features) == sorted(features) and len(features) > 200
 
 
 def attribute_match(fed: dict, terms: list[tuple[str, str]]) -> dict[str, float]:

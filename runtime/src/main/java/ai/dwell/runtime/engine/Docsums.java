@@ -3,6 +3,7 @@ package ai.dwell.runtime.engine;
 import ai.dwell.runtime.engine.query.DocsumQuery;
 import ai.dwell.runtime.engine.teaser.Teasers;
 import ai.dwell.runtime.index.DocumentIndex;
+import ai.dwell.runtime.match.MatchResult;
 import ai.dwell.runtime.match.QueryMatcher;
 import ai.dwell.runtime.rank.RankProfile;
 import ai.dwell.runtime.rank.RankProgram;
@@ -91,13 +92,17 @@ final class Docsums {
         if (profile.isEmpty()) return null;
         return new DocsumWriter.FeatureSource() {
             private RankProgram program() {
-                return programs.computeIfAbsent(index.name(), name -> programCache.borrow(
-                        profile.get(), node.assets(name), index,
-                        () -> streamed == null ? QueryMatcher.matchWithin(index, query.root(), NearestNeighborContext.of(query.properties(), profile.get()),
-                                                                          requested(index, query))
-                                               : QueryMatcher.matchStreaming(index, query.root(), NearestNeighborContext.of(query.properties(), profile.get()),
-                                                                             QueryExecution.localIds(index, streamed)),
-                        query.properties(), System.currentTimeMillis() / 1000)).program();
+                return programs.computeIfAbsent(index.name(), name -> {
+                    java.util.function.Supplier<MatchResult> match =
+                            () -> streamed == null ? QueryMatcher.matchWithin(index, query.root(), NearestNeighborContext.of(query.properties(), profile.get()),
+                                                                              requested(index, query))
+                                                   : QueryMatcher.matchStreaming(index, query.root(), NearestNeighborContext.of(query.properties(), profile.get()),
+                                                                                 QueryExecution.localIds(index, streamed));
+                    long now = System.currentTimeMillis() / 1000;
+                    // the rank features of ranking.listFeatures may read the query's terms, which a cached program was not compiled for
+                    return query.dumpFeatures() ? programCache.compile(profile.get(), node.assets(name), index, match, query.properties(), now)
+                                                : programCache.borrow(profile.get(), node.assets(name), index, match, query.properties(), now);
+                }).program();
             }
             // a profile without such features needs no program: every summary class has these fields, and a compile (for a new
             // clock second or model) would match the query again, over the whole article, for nothing

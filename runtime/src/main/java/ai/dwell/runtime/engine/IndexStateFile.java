@@ -84,10 +84,11 @@ public final class IndexStateFile {
             digest.update(schema.name().getBytes(StandardCharsets.UTF_8));
             digest.update((byte) 0);
             digest.update(indexing.getBytes(StandardCharsets.UTF_8));
-            // The weights of weighted set index fields are in the state since they are kept: an earlier state of such a
-            // type has none, so it is not loaded (a type without such a field keeps the fingerprint it had)
+            // The weights of weighted set index fields (each term's, and since the element weights are kept, each
+            // element's) are in the state: an earlier state of such a type has none, so it is not loaded (a type without
+            // such a field keeps the fingerprint it had)
             if (schema.indexSchema().indexfield().stream().anyMatch(f -> f.collectiontype() == IndexschemaConfig.Indexfield.Collectiontype.WEIGHTEDSET))
-                digest.update("\0text-index-weights".getBytes(StandardCharsets.UTF_8));
+                digest.update("\0text-index-weights\0text-index-element-weights".getBytes(StandardCharsets.UTF_8));
             // The element counts of array and weighted set index fields (for the average element length) are in the state
             // since they are kept: an earlier state of such a type has none, so it is not loaded
             if (schema.indexSchema().indexfield().stream().anyMatch(f -> f.collectiontype() != IndexschemaConfig.Indexfield.Collectiontype.SINGLE))

@@ -20,7 +20,8 @@ import java.util.Map;
  * weighted set of strings) indexes the terms of every element, its elements' positions one after the other with
  * {@link #ELEMENT_GAP} between them, and its length is the sum of its elements'. A weighted set field also keeps each
  * term's weight in the document: the weight of the first element the term occurs in, as proton's term field match data
- * gives a term the element weight of its first position (rawScore and the dotProduct and wand items read it).
+ * gives a term the element weight of its first position (rawScore and the dotProduct and wand items read it), and
+ * each element's weight, which the occurrences in it carry ({@link #elementWeight}).
  * Terms are the TERM annotations of the linguistics span tree that the indexing script produced
  * (the annotation's value where it has one, else the annotated text), lowercased.
  *
@@ -70,6 +71,7 @@ public final class TextIndex {
     private Postings[][] termsOf = new Postings[0][]; // by local id: the postings of the document's terms, null if not indexed
     private int[] lengths = new int[0];
     private int[] elementCounts = new int[0]; // by local id, of a multi-value field: its elements, empty ones too
+    private int[][] elementWeights = new int[0][]; // by local id, of a weighted set field: each element's weight, in element order
     private long totalLength = 0;
     private long totalElements = 0;
     private int documentCount = 0;
@@ -171,6 +173,12 @@ public final class TextIndex {
 
     public String field() { return field; }
 
+    /** The weight of the document's element (by its number, as {@link #elementsOf} numbers them): in a weighted set its weight, else 1. */
+    public int elementWeight(int lid, int element) {
+        int[] weights = lid < elementWeights.length ? elementWeights[lid] : null;
+        return weights != null && element < weights.length ? weights[element] : 1;
+    }
+
     /** The postings of a (lowercased) term, or null if no document has it. */
     public Postings postings(String term) { return terms.get(term.toLowerCase(Locale.ROOT)); }
 
@@ -200,6 +208,7 @@ public final class TextIndex {
         Map<String, Integer> termWeights = weighted ? new HashMap<>() : null;
         int length = 0;
         int elementCount = 0;
+        List<Integer> weightsOfElements = weighted ? new ArrayList<>() : null;
         if (value instanceof StringFieldValue string) {
             length = addTokens(string, 0, occurrences);
             if (weighted) occurrences.keySet().forEach(term -> termWeights.put(term, 1));
@@ -212,6 +221,7 @@ public final class TextIndex {
                 if (weighted) {
                     Integer weight = elements instanceof com.yahoo.document.datatypes.WeightedSet<?> set ? set.get(string) : null;
                     for (Token token : tokens(string)) termWeights.putIfAbsent(token.term(), weight == null ? 1 : weight);
+                    weightsOfElements.add(weight == null ? 1 : weight);
                 }
                 length += elementLength;
                 elementCount++;
@@ -238,6 +248,10 @@ public final class TextIndex {
             elementCounts[lid] = elementCount;
             totalElements += elementCount;
         }
+        if (weighted) {
+            if (lid >= elementWeights.length) elementWeights = Arrays.copyOf(elementWeights, Attribute.grow(elementWeights.length, lid));
+            elementWeights[lid] = weightsOfElements.stream().mapToInt(Integer::intValue).toArray();
+        }
         documentCount++;
     }
 
@@ -258,6 +272,7 @@ public final class TextIndex {
             totalElements -= elementCounts[lid];
             elementCounts[lid] = 0;
         }
+        if (weighted && lid < elementWeights.length) elementWeights[lid] = null;
         documentCount--;
     }
 
@@ -273,6 +288,15 @@ public final class TextIndex {
             out.writeInt(counted);
             out.writeInts(elementCounts, 0, counted);
             out.writeLong(totalElements);
+        }
+        if (weighted) { // (a type with a weighted set index field has its own fingerprint: see IndexStateFile)
+            int weighed = Math.min(lidLimit, elementWeights.length);
+            out.writeInt(weighed);
+            for (int lid = 0; lid < weighed; lid++) {
+                int[] weights = elementWeights[lid];
+                out.writeInt(weights == null ? -1 : weights.length);
+                if (weights != null) out.writeInts(weights, 0, weights.length);
+            }
         }
         java.util.BitSet indexed = new java.util.BitSet();
         for (int lid = 0; lid < Math.min(lidLimit, termsOf.length); lid++) if (termsOf[lid] != null) indexed.set(lid);
@@ -321,6 +345,18 @@ public final class TextIndex {
             elementCounts = new int[Math.max(16, counted)];
             in.readInts(elementCounts, 0, counted);
             totalElements = in.readLong();
+        }
+        if (weighted) {
+            int weighed = in.readLength(4);
+            if (weighed > lidLimit) throw new ai.dwell.runtime.format.CorruptStateException("Text index '" + field + "': element weights out of range");
+            elementWeights = new int[Math.max(16, weighed)][];
+            for (int lid = 0; lid < weighed; lid++) {
+                int count = in.readInt();
+                if (count < -1) throw new ai.dwell.runtime.format.CorruptStateException("Text index '" + field + "': element weights out of range");
+                if (count < 0) continue;
+                elementWeights[lid] = new int[count];
+                in.readInts(elementWeights[lid], 0, count);
+            }
         }
         java.util.BitSet indexed = Attribute.readBits(in);
         if (indexed.length() > lidLimit) throw new ai.dwell.runtime.format.CorruptStateException("Text index '" + field + "': local id out of range");

@@ -356,7 +356,7 @@ final class RankTerms {
         text.elementsOf(lid, elements);
         for (int position : positions) {
             int element = elements.elementOf(position);
-            data.add(element, position - elements.start(element), elements.length(element), 1);
+            data.add(element, position - elements.start(element), elements.length(element), text.elementWeight(lid, element));
         }
         return true;
     }
@@ -388,7 +388,7 @@ final class RankTerms {
             }
             else {
                 int element = elements.elementOf(start);
-                data.add(element, start - elements.start(element), elements.length(element), 1);
+                data.add(element, start - elements.start(element), elements.length(element), text.elementWeight(lid, element));
             }
         }
         return any;

@@ -259,9 +259,7 @@ final class ExpressionCompiler {
     /** elementSimilarity(field) and the outputs the profile defines (see {@link ElementSimilarityFeature}), of an index field. */
     private Node elementSimilarity(FeatureName feature) {
         String field = feature.argument();
-        TextIndex text = index.index(field).orElseThrow(() -> unsupported("feature '" + feature + "': '" + field + "' is not an index field of '" + index.name() + "'"));
-        if (text.isWeighted())
-            throw unsupported("feature '" + feature + "' of a weighted set index field is not supported by this content engine (its occurrences do not carry the element weights, w)");
+        index.index(field).orElseThrow(() -> unsupported("feature '" + feature + "': '" + field + "' is not an index field of '" + index.name() + "'"));
         readsTerms = true;
         ElementSimilarityFeature.Computer computer = elementSimilarities.computeIfAbsent(field, f -> memo(
                 new ElementSimilarityFeature.Computer(ElementSimilarityFeature.outputs(profile, "elementSimilarity(" + f + ")"), f, terms())));
@@ -275,9 +273,7 @@ final class ExpressionCompiler {
     private Node elementCompleteness(FeatureName feature) {
         if (feature.arguments().size() != 1) throw unsupported("feature '" + feature + "': elementCompleteness takes an index field");
         String field = feature.argument();
-        TextIndex text = index.index(field).orElseThrow(() -> unsupported("feature '" + feature + "': '" + field + "' is not an index field of '" + index.name() + "'"));
-        if (text.isWeighted())
-            throw unsupported("feature '" + feature + "' of a weighted set index field is not supported by this content engine (its occurrences do not carry the element weights)");
+        index.index(field).orElseThrow(() -> unsupported("feature '" + feature + "': '" + field + "' is not an index field of '" + index.name() + "'"));
         ElementCompletenessFeature.Output output = ElementCompletenessFeature.output(feature.output(), feature.toString());
         readsTerms = true;
         ElementCompletenessFeature.Computer computer = elementCompletenesses.computeIfAbsent(field, f -> memo(new ElementCompletenessFeature.Computer(

@@ -72,17 +72,32 @@ public final class RankProgramCache {
             idle.get().program().startQuery(clockSecond);
             return new Lease(idle.get().program(), idle.get().entry(), true);
         }
-        compiles.incrementAndGet();
         QueryProperties recorded = query.recordingReads();
-        MatchResult matched = match.get();
-        RankProgram program = new RankProgram(profile, assets, index, matched.terms(), matched.nearestNeighbors(), matched.rankTerms(),
-                                              matched.predicates(), recorded);
-        program.startQuery(clockSecond);
+        RankProgram program = compiled(profile, assets, index, match, recorded, clockSecond);
         // outputs first: a match or summary feature may read the query's terms too (closeness, subqueries), and such a
         // program is bound to this query's match
         if ( ! program.compileOutputs() || program.readsTerms()) return new Lease(program, null, false);
         Entry entry = signatures.entryFor(new Signature(query, recorded.reads()));
         return new Lease(program, entry, false);
+    }
+
+    /**
+     * A program compiled for this query alone, neither taken from the cache nor kept in it: for what may read the
+     * query's terms beyond the phases and the match and summary features (ranking.listFeatures' rank features).
+     */
+    public Lease compile(RankProfile profile, RankAssets assets, DocumentIndex index, Supplier<MatchResult> match, QueryProperties query,
+                         long clockSecond) {
+        return new Lease(compiled(profile, assets, index, match, query, clockSecond), null, false);
+    }
+
+    private RankProgram compiled(RankProfile profile, RankAssets assets, DocumentIndex index, Supplier<MatchResult> match,
+                                 QueryProperties query, long clockSecond) {
+        compiles.incrementAndGet();
+        MatchResult matched = match.get();
+        RankProgram program = new RankProgram(profile, assets, index, matched.terms(), matched.nearestNeighbors(), matched.rankTerms(),
+                                              matched.predicates(), query);
+        program.startQuery(clockSecond);
+        return program;
     }
 
     /** The signatures kept for a profile over an index (idle programs are kept per signature). */

@@ -11,6 +11,7 @@ import com.yahoo.document.DocumentType;
 import com.yahoo.document.DocumentTypeManager;
 import com.yahoo.document.datatypes.Array;
 import com.yahoo.document.datatypes.StringFieldValue;
+import com.yahoo.document.datatypes.WeightedSet;
 import com.yahoo.io.GrowableByteBuffer;
 import com.yahoo.prelude.query.Item;
 import com.yahoo.prelude.query.OrItem;
@@ -200,9 +201,58 @@ public class ElementwiseFeaturesTest {
         assertRefused(compiler, "elementwise(bm25(nosuch),chunk)", "'nosuch' is not an indexed field");
         assertRefused(compiler, "elementwise(bm25(chunks))", "elementwise takes");
         assertRefused(compiler, "elementSimilarity(nosuch)", "'nosuch' is not an index field");
-        assertRefused(compiler, "elementSimilarity(tags)", "weighted set");
         assertRefused(compiler, "elementSimilarity(chunks).proximity", "has the outputs");
         assertEquals(TensorType.fromSpec("tensor<bfloat16>(x{})"), compiler.feature("elementwise(bm25(chunks),x,bfloat16)").type());
+    }
+
+    /**
+     * Of a weighted set index field, each element's occurrences carry its weight (w): elementSimilarity and
+     * elementCompleteness weigh the elements by it, and fieldTermMatch sums it over a term's occurrences.
+     */
+    @Test
+    void aWeightedSetsElementsCarryTheirWeights(@TempDir Path dir) throws IOException {
+        String schema = """
+                schema doc {
+                    document doc {
+                        field tags type weightedset<string> { indexing: index }
+                    }
+                    rank-profile weighted {
+                        first-phase { expression: elementSimilarity(tags) }
+                        match-features {
+                            elementCompleteness(tags).completeness elementCompleteness(tags).elementWeight
+                            fieldTermMatch(tags,0).weight fieldTermMatch(tags,1).weight
+                        }
+                    }
+                }
+                """;
+        ContentClusterConfig weighted = DwellPackage.oneNodeCluster(dir.resolve("app"), schema);
+        DocumentType docType = new DocumentTypeManager(weighted.documentManager()).getDocumentType("doc");
+        try (ContentNode weightedNode = new ContentNode(weighted, 0)) {
+            Document document = new Document(docType, new DocumentId("id:test:doc::w1"));
+            WeightedSet<StringFieldValue> tags = new WeightedSet<>(DataType.getWeightedSet(DataType.STRING));
+            tags.put(DwellPackage.annotated(List.of("a", "b")), 10);
+            tags.put(DwellPackage.annotated(List.of("b")), 3);
+            tags.put(DwellPackage.annotated(List.of("c")), 1);
+            document.setFieldValue("tags", tags);
+            weightedNode.put(document);
+            OrItem or = new OrItem();
+            or.addItem(new WordItem("a", "tags"));
+            or.addItem(new WordItem("b", "tags"));
+            Query query = new Query("?ranking=weighted");
+            query.getModel().getQueryTree().setRoot(or);
+            query.getModel().prepare(query.getRanking());
+            SearchProtocol.SearchReply reply = weightedNode.search(DwellPackage.request(query, 10));
+            assertEquals(0, reply.getErrorsCount(), reply.getErrorsList().toString());
+            Map<String, Double> features = new HashMap<>();
+            for (int i = 0; i < reply.getMatchFeatureNamesCount(); i++)
+                features.put(reply.getMatchFeatureNames(i), reply.getHits(0).getMatchFeatures(i).getNumber());
+            // "a b" (weight 10): both terms in order, adjacent, filling it: (0.35 + 0.15 + 0.30 + 0.20) * 10; "b" (3): 0.85 * 3
+            assertEquals(10.0, reply.getHits(0).getRelevance(), 1e-12);
+            assertEquals(1.0, features.get("elementCompleteness(tags).completeness"), 1e-12); // "a b": complete both ways
+            assertEquals(10.0, features.get("elementCompleteness(tags).elementWeight"), 1e-12);
+            assertEquals(10.0, features.get("fieldTermMatch(tags,0).weight"), 1e-12); // a occurs in "a b"
+            assertEquals(13.0, features.get("fieldTermMatch(tags,1).weight"), 1e-12); // b in "a b" and "b"
+        }
     }
 
     private static void assertRefused(ExpressionCompiler compiler, String feature, String message) {

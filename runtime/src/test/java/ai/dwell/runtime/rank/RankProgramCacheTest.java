@@ -18,6 +18,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -61,6 +62,25 @@ public class RankProgramCacheTest {
         }
         assertSame(first, later);
         assertEquals(1, cache.compiles());
+        assertEquals(1, cache.signatures("comment", "freshness"));
+    }
+
+    /** ranking.listFeatures' rank features may read the query's terms: their program is compiled for the request and not kept. */
+    @Test
+    void aProgramForListedFeaturesIsNeitherTakenFromTheCacheNorKeptInIt() {
+        RankProgram cached;
+        try (RankProgramCache.Lease lease = borrow("freshness", QueryProperties.none(), NOW)) {
+            cached = lease.program();
+        }
+        try (RankProgramCache.Lease lease = cache.compile(assets.profile("freshness").get(), assets, index,
+                                                          () -> new MatchResult(new BitSet(), List.of()), QueryProperties.none(), NOW)) {
+            assertFalse(lease.cached());
+            assertNotSame(cached, lease.program());
+        }
+        try (RankProgramCache.Lease lease = borrow("freshness", QueryProperties.none(), NOW)) {
+            assertSame(cached, lease.program(), "the cached program is still the one idle");
+        }
+        assertEquals(2, cache.compiles());
         assertEquals(1, cache.signatures("comment", "freshness"));
     }
 
