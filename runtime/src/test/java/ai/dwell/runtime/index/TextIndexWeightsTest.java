@@ -19,6 +19,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.channels.Channels;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
@@ -28,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A weighted set index field keeps each term's weight in each document (the weight of the first element the term is
- * in), through removes, re-inserts and a flushed state; an array or single string field gives a term weight 1.
+ * in) and each element's weight, through removes, re-inserts and a flushed state; an array or single string field gives
+ * a term weight 1.
  */
 class TextIndexWeightsTest {
 
@@ -51,6 +53,11 @@ class TextIndexWeightsTest {
         return set;
     }
 
+    /** The weights of a set's elements in its own iteration order, the order its elements are indexed in. */
+    private static List<Integer> elementWeights(WeightedSet<StringFieldValue> set) {
+        return set.keySet().stream().map(set::get).toList();
+    }
+
     @Test
     void aTermHasTheWeightOfTheFirstElementItIsIn() {
         TextIndex index = new TextIndex("tags", true);
@@ -58,11 +65,14 @@ class TextIndexWeightsTest {
         elements.put("a", 7);
         elements.put("b c", -3);
         elements.put("c", 12);
-        index.insert(1, weighted(elements));
+        WeightedSet<StringFieldValue> set = weighted(elements);
+        index.insert(1, set);
         assertTrue(index.isWeighted());
         assertEquals(7, index.postings("a").weight(1));
         assertEquals(-3, index.postings("b").weight(1));
         assertEquals(-3, index.postings("c").weight(1), "c's first element is 'b c'");
+        assertEquals(elementWeights(set), List.of(index.elementWeight(1, 0), index.elementWeight(1, 1), index.elementWeight(1, 2)),
+                     "each element's weight, in element order (the set's own order, as its positions are)");
         assertEquals(0, index.postings("a").weight(2), "a document without the term");
         index.remove(1);
         assertEquals(null, index.postings("a"));
@@ -86,13 +96,16 @@ class TextIndexWeightsTest {
         Random random = new Random(4);
         TextIndex index = new TextIndex("tags", true);
         Map<Integer, Map<String, Integer>> fed = new LinkedHashMap<>();
+        Map<Integer, List<Integer>> fedElementWeights = new LinkedHashMap<>();
         for (int lid = 1; lid < 200; lid++) {
             Map<String, Integer> elements = new LinkedHashMap<>();
             for (int e = random.nextInt(4); e > 0; e--) elements.put("t" + random.nextInt(20), random.nextInt(1000) - 500);
             fed.put(lid, elements);
-            index.insert(lid, weighted(elements));
+            WeightedSet<StringFieldValue> set = weighted(elements);
+            fedElementWeights.put(lid, elementWeights(set));
+            index.insert(lid, set);
         }
-        for (int lid = 1; lid < 200; lid += 7) { index.remove(lid); fed.remove(lid); }
+        for (int lid = 1; lid < 200; lid += 7) { index.remove(lid); fed.remove(lid); fedElementWeights.remove(lid); }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         StateOutput out = new StateOutput(Channels.newChannel(bytes));
         index.writeState(out, 200);
@@ -106,6 +119,11 @@ class TextIndexWeightsTest {
                 TextIndex.Postings postings = restored.postings("t" + term);
                 assertEquals(expected == null ? 0 : expected, postings == null ? 0 : postings.weight(lid), "t" + term + " in " + lid);
             }
+        }
+        for (var document : fedElementWeights.entrySet()) {
+            List<Integer> weights = document.getValue();
+            for (int element = 0; element < weights.size(); element++)
+                assertEquals(weights.get(element), restored.elementWeight(document.getKey(), element), "element " + element + " of " + document.getKey());
         }
     }
 
