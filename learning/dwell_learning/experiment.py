@@ -107,6 +107,8 @@ def summary(rows: list[dict[str, Any]], last: int = 3) -> dict[str, Any]:
         true["informed"] = float(np.mean([r["true_informed"] for r in tail]))
     if all("true_posterior" in r for r in tail):  # nor the Bayes ranker of the logged reads (and a living world never)
         true["posterior"] = float(np.mean([r["true_posterior"] for r in tail]))
+    if all("true_observable" in r for r in tail):  # nor the fair Bayes ranker (observable.py)
+        true["observable"] = float(np.mean([r["true_observable"] for r in tail]))
     errors = [r["predicted_snips"] / r["dwell_learned"] - 1 for r in rows if r["predicted_snips"] is not None]
     covered = [r["predicted_snips_lo"] <= r["dwell_learned"] <= r["predicted_snips_hi"] for r in rows
                if r["predicted_snips"] is not None]
@@ -142,6 +144,7 @@ def summary(rows: list[dict[str, Any]], last: int = 3) -> dict[str, Any]:
         "expected_linear_share_of_ceiling": true["linear"] / true["ceiling"],
         "expected_informed_share_of_ceiling": true["informed"] / true["ceiling"] if "informed" in true else None,
         "expected_posterior_share_of_ceiling": true["posterior"] / true["ceiling"] if "posterior" in true else None,
+        "expected_observable_share_of_ceiling": true["observable"] / true["ceiling"] if "observable" in true else None,
         "expected_oracle_over_freshness": true["oracle"] / true["freshness"] - 1,
     }
 

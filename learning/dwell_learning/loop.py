@@ -27,7 +27,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 
@@ -40,6 +40,9 @@ from .service import Corpus, OfflineService, RuntimeService, View, load_corpus, 
 from .read_curve import PositionCurve
 from .simulator import ReaderModel, Readers, counter_updates
 from .train import TrainConfig, random_weights, train
+
+if TYPE_CHECKING:
+    from .observable import ObservablePosterior
 
 ROOT = Path(__file__).resolve().parents[2]
 KINDS = ("cascade", "position", "slate")
@@ -154,7 +157,8 @@ READS = FEATURE_NAMES.index("reads")  # log(1 + reads): above 0 once a comment w
 
 
 def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weights: Weights | str, hits: int,
-               read_log: Mapping[tuple[str, str], list[dict]] | None = None) -> float:
+               read_log: Mapping[tuple[str, str], list[dict]] | None = None,
+               observable: ObservablePosterior | None = None) -> float:
     """Diagnostics only: the exact expected dwell per view of a greedy ranking on the offline
     replica's current features (readers' noise integrated out, articles by popularity).
     `weights`: network weights, or "freshness" (the baseline), "oracle" (hidden quality q),
@@ -166,13 +170,19 @@ def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weight
     least once so far, E[q' | q] over the taste for the others, so it knows q exactly and the taste of every read
     comment without noise), or "posterior" (the Bayes ranker of the logged reads: E[q' | q, the comment's reads in
     `read_log`] with the reader model known, Readers.posterior_perceived: what the reads as logged, noise and all,
-    reveal to a ranker that also knows q). The loop never uses it to decide anything."""
+    reveal to a ranker that also knows q), or "observable" (the fair Bayes ranker: E[q' | the comment's documents,
+    its reads in `read_log`] with the corpus generator and the reader model known but q not, observable.py;
+    `observable`: its precomputed priors, made here if not given). The loop never uses it to decide anything."""
     xs = {a: service.features(a) for a in corpus.popularity}
     if weights == "linear":
         x = np.concatenate(list(xs.values()))
         q = np.concatenate([[readers.perceived(a, c) for c in corpus.by_article[a]] for a in corpus.popularity])
         a1 = np.c_[x, np.ones(len(x))]
         beta = np.linalg.lstsq(a1, q, rcond=None)[0]
+    if weights == "observable" and observable is None:
+        from .observable import ObservablePosterior
+
+        observable = ObservablePosterior.from_corpus(corpus, readers.model)
     total = 0.0
     for article, share in corpus.popularity.items():
         ids = corpus.by_article[article]
@@ -190,6 +200,8 @@ def true_value(corpus: Corpus, service: OfflineService, readers: Readers, weight
         elif weights == "posterior":
             log = read_log or {}
             s = np.array([readers.posterior_perceived(article, c, log.get((article, c), ())) for c in ids])
+        elif weights == "observable":
+            s = observable.scores(article, ids, read_log or {}, readers.engagement(article))
         elif weights == "linear":
             s = np.c_[x, np.ones(len(x))] @ beta
         else:
@@ -396,6 +408,12 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         _set_clock(world.now, replicas, runtime_service, readers)
     new_ids: set[str] = set()
     read_log: dict[tuple[str, str], list[dict]] = {}   # (article, comment) -> its reads so far: for the Bayes ranker
+    # the fair Bayes ranker's priors (observable.py), from the corpus's documents: once a run, static worlds only
+    observable = None
+    if not config.recency and config.arrivals <= 0:
+        from .observable import ObservablePosterior
+
+        observable = ObservablePosterior.from_corpus(corpus, readers.model)
     history: list[Logged] = []
     predicted: dict[str, Any] | None = None      # cascade SNIPS of the policy live next
     predicted_dr: dict[str, Any] | None = None   # its Cascade-DR estimate
@@ -546,6 +564,9 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
             "true_informed": true_value(corpus, service, readers, "informed", config.hits),
             **({"true_posterior": true_value(corpus, service, readers, "posterior", config.hits, read_log)}
                if not config.recency else {}),
+            **({"true_observable": true_value(corpus, service, readers, "observable", config.hits, read_log,
+                                              observable)}
+               if observable is not None else {}),
             "true_candidate": true_value(corpus, service, readers, candidate, config.hits),
             # the gate judges the mixtures as served: their exact greedy part and a Monte Carlo Plackett-Luce part
             # (explored_value, 48 slates an article, the same draws for both)

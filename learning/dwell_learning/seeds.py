@@ -30,6 +30,8 @@ FIGURES: dict[str, tuple[str, Any]] = {
     "read-informed bound's share of the ceiling (expected)": ("%", lambda s: s.get("expected_informed_share_of_ceiling")),
     "Bayes ranker of the logged reads, share of the ceiling (expected)":
         ("%", lambda s: s.get("expected_posterior_share_of_ceiling")),
+    "fair Bayes ranker (q not known), share of the ceiling (expected)":
+        ("%", lambda s: s.get("expected_observable_share_of_ceiling")),
     "exploration cost, learned arm (over all iterations)": ("%+", lambda s: s["exploration_cost_learned"]),
 }
 
@@ -196,6 +198,8 @@ def plot(runs: dict[int, Path], path: Path, against: dict[int, Path] | None = No
         curves.append(("true_informed", "read-informed bound", "C2"))
     if all("true_posterior" in row for r in rows.values() for row in r[:n]):
         curves.append(("true_posterior", "Bayes ranker of the logged reads", "C3"))
+    if all("true_observable" in row for r in rows.values() for row in r[:n]):
+        curves.append(("true_observable", "fair Bayes ranker (q not known)", "C4"))
     for key, label, colour in curves:
         share = np.array([[r[i][key] for i in range(n)] for r in rows.values()]) / ceiling
         mean = share.mean(axis=0)

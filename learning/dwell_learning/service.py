@@ -92,6 +92,8 @@ class Corpus:
     popularity: dict[str, float]                  # article -> share of views
     now: int
     published: dict[str, float] = field(default_factory=dict)   # article -> publication time (articles.jsonl)
+    sentiment: dict[str, float] = field(default_factory=dict)   # comment id -> hidden sentiment rating (truth.jsonl):
+    #                                                               only its distribution, for observable.py's prior
 
     @property
     def articles(self) -> list[str]:
@@ -108,7 +110,9 @@ def load_corpus(directory: Path) -> Corpus:
     manifest = json.loads((directory / "manifest.json").read_text())
     comments = {local_id(c["put"]): dict(c["fields"]) for c in read_jsonl(directory / "comments.jsonl")}
     authors = {local_id(a["put"]): dict(a["fields"]) for a in read_jsonl(directory / "authors.jsonl")}
-    quality = {t["comment_id"]: float(t["quality"]) for t in read_jsonl(directory / "truth.jsonl") if "comment_id" in t}
+    truth = [t for t in read_jsonl(directory / "truth.jsonl") if "comment_id" in t]
+    quality = {t["comment_id"]: float(t["quality"]) for t in truth}
+    sentiment = {t["comment_id"]: float(t["sentiment"]) for t in truth if "sentiment" in t}
     by_article: dict[str, list[str]] = {}
     for cid, c in comments.items():
         by_article.setdefault(c["article_id"], []).append(cid)
@@ -117,7 +121,7 @@ def load_corpus(directory: Path) -> Corpus:
     published = ({a["article_id"]: float(a["published_at"]) for a in read_jsonl(directory / "articles.jsonl")}
                  if (directory / "articles.jsonl").exists() else {})
     return Corpus(comments, authors, quality, by_article, {a: s / total for a, s in sizes.items()},
-                  int(manifest.get("now", 0)), published)
+                  int(manifest.get("now", 0)), published, sentiment)
 
 
 def sample_views(corpus: Corpus, n: int, profile: str, rate: float, temperature: float, candidates: int,
