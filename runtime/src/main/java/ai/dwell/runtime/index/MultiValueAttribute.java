@@ -327,11 +327,7 @@ public final class MultiValueAttribute extends Attribute implements StringMatchi
     public void matchValues(Predicate<String> accepts, BitSet candidates, BitSet result) {
         if (elements != Elements.STRING) throw new IllegalArgumentException("'" + name() + "' holds numbers, not strings");
         if (stringPostings != null) {
-            for (Map.Entry<String, PostingList> entry : stringPostings.entrySet()) {
-                if ( ! accepts.test(entry.getKey())) continue;
-                if (candidates == null) entry.getValue().orInto(result);
-                else entry.getValue().orInto(result, candidates);
-            }
+            StringMatching.orPostings(stringPostings, accepts, candidates, result);
             return;
         }
         Map<String, Boolean> tested = new HashMap<>();

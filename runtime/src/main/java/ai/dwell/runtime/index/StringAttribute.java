@@ -101,11 +101,7 @@ public final class StringAttribute extends Attribute implements StringMatching {
     @Override
     public void matchValues(java.util.function.Predicate<String> accepts, BitSet candidates, BitSet result) {
         if (postings != null) {
-            for (Map.Entry<String, PostingList> entry : postings.entrySet()) {
-                if ( ! accepts.test(entry.getKey())) continue;
-                if (candidates == null) entry.getValue().orInto(result);
-                else entry.getValue().orInto(result, candidates);
-            }
+            StringMatching.orPostings(postings, accepts, candidates, result);
             return;
         }
         BitSet accepted = new BitSet(dictionary.size());

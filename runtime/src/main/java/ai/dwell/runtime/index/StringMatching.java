@@ -52,6 +52,15 @@ public interface StringMatching {
         return value -> withinEdits(target, lock, value.codePoints().toArray(), maxEdits, prefixMatch);
     }
 
+    /** Adds to result the candidates (all when null) in the posting lists of the (folded) values the test accepts. */
+    static void orPostings(java.util.Map<String, PostingList> postings, Predicate<String> accepts, BitSet candidates, BitSet result) {
+        for (java.util.Map.Entry<String, PostingList> entry : postings.entrySet()) {
+            if ( ! accepts.test(entry.getKey())) continue;
+            if (candidates == null) entry.getValue().orInto(result);
+            else entry.getValue().orInto(result, candidates);
+        }
+    }
+
     static boolean withinEdits(int[] target, int lock, int[] value, int maxEdits, boolean prefixMatch) {
         if (value.length < lock) return false;
         for (int i = 0; i < lock; i++) if (value[i] != target[i]) return false;

@@ -64,7 +64,7 @@ final class ElementCompletenessFeature {
             double bestScore = 0, completeness = 0, fieldCompleteness = 0, queryCompleteness = 0;
             int bestWeight = 0;
             for (int i = 0; i < slots.length; i++) at[i] = slots[i].unpack(lid) && slots[i].data().size() > 0 ? 0 : -1;
-            for (int element = nextElement(); element >= 0; element = nextElement()) {
+            for (int element = WeightedFieldTerms.nextElement(slots, at); element >= 0; element = WeightedFieldTerms.nextElement(slots, at)) {
                 int matched = 0, sumTermWeight = 0, weight = 0, length = 0;
                 for (int i = 0; i < slots.length; i++) {
                     if (at[i] < 0) continue;
@@ -96,17 +96,6 @@ final class ElementCompletenessFeature {
             values[Output.FIELD_COMPLETENESS.ordinal()] = fieldCompleteness;
             values[Output.QUERY_COMPLETENESS.ordinal()] = queryCompleteness;
             values[Output.ELEMENT_WEIGHT.ordinal()] = bestWeight;
-        }
-
-        /** The smallest element any term's next occurrence is in, or -1 when no term has one left. */
-        private int nextElement() {
-            int element = -1;
-            for (int i = 0; i < slots.length; i++) {
-                if (at[i] < 0) continue;
-                int candidate = slots[i].data().element(at[i]);
-                if (element < 0 || candidate < element) element = candidate;
-            }
-            return element;
         }
 
     }

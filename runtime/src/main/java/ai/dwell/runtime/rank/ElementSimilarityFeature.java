@@ -128,7 +128,7 @@ final class ElementSimilarityFeature {
             java.util.Arrays.fill(sums, 0);
             java.util.Arrays.fill(counts, 0);
             for (int i = 0; i < slots.length; i++) at[i] = slots[i].unpack(lid) && slots[i].data().size() > 0 ? 0 : -1;
-            for (int element = nextElement(); element >= 0; element = nextElement()) {
+            for (int element = WeightedFieldTerms.nextElement(slots, at); element >= 0; element = WeightedFieldTerms.nextElement(slots, at)) {
                 for (int i = 0; i < slots.length; i++) inElement[i] = at[i] >= 0 && slots[i].data().element(at[i]) == element;
                 int first = front();
                 TermFieldMatchData firstData = slots[first].data();
@@ -194,17 +194,6 @@ final class ElementSimilarityFeature {
                     counts[output]++;
                 }
             }
-        }
-
-        /** The smallest element any term's next occurrence is in, or -1 when no term has one left. */
-        private int nextElement() {
-            int element = -1;
-            for (int i = 0; i < slots.length; i++) {
-                if (at[i] < 0) continue;
-                int candidate = slots[i].data().element(at[i]);
-                if (element < 0 || candidate < element) element = candidate;
-            }
-            return element;
         }
 
         /** Moves a term past its occurrences in the element: it takes no further part in the element's walk. */

@@ -30,4 +30,18 @@ record WeightedFieldTerms(NativeRankFeatures.Slot[] slots, int[] weights, int to
         return new WeightedFieldTerms(slots.toArray(NativeRankFeatures.Slot[]::new), weights.stream().mapToInt(Integer::intValue).toArray(), total);
     }
 
+    /**
+     * The smallest element the next occurrence of any term is in, where at[i] is the index of term i's next occurrence
+     * in its slot's match data (-1 when it has none left), or -1 when no term has one left.
+     */
+    static int nextElement(NativeRankFeatures.Slot[] slots, int[] at) {
+        int element = -1;
+        for (int i = 0; i < slots.length; i++) {
+            if (at[i] < 0) continue;
+            int candidate = slots[i].data().element(at[i]);
+            if (element < 0 || candidate < element) element = candidate;
+        }
+        return element;
+    }
+
 }
