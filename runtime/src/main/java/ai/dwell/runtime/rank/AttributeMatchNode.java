@@ -3,7 +3,9 @@ package ai.dwell.runtime.rank;
 import ai.dwell.runtime.index.Attribute;
 import ai.dwell.runtime.index.MultiValueAttribute;
 import ai.dwell.runtime.match.QueryTerm;
+import ai.dwell.runtime.match.RankTerm;
 
+import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.function.Predicate;
@@ -62,9 +64,9 @@ final class AttributeMatchNode extends ScalarNode {
         int attributeTerms = 0;
         long total = 0, attributeWeight = 0;
         for (int t = 0; t < rankTerms.size(); t++) {
-            ai.dwell.runtime.match.RankTerm term = rankTerms.term(t);
+            RankTerm term = rankTerms.term(t);
             total += term.weight();
-            if (term.fields().stream().anyMatch(ai.dwell.runtime.match.RankTerm.Field::attribute)) {
+            if (term.fields().stream().anyMatch(RankTerm.Field::attribute)) {
                 attributeTerms++;
                 attributeWeight += term.weight();
             }
@@ -72,12 +74,12 @@ final class AttributeMatchNode extends ScalarNode {
         numAttributeTerms = attributeTerms;
         totalTermWeight = total;
         totalAttributeTermWeight = attributeWeight;
-        List<NativeRankFeatures.Slot> slots = new java.util.ArrayList<>();
-        List<Double> significances = new java.util.ArrayList<>();
+        List<NativeRankFeatures.Slot> slots = new ArrayList<>();
+        List<Double> significances = new ArrayList<>();
         double significance = 0;
         for (int t = 0; t < rankTerms.size(); t++) {
             significance += rankTerms.significance(t);
-            List<ai.dwell.runtime.match.RankTerm.Field> fields = rankTerms.term(t).fields();
+            List<RankTerm.Field> fields = rankTerms.term(t).fields();
             for (int f = 0; f < fields.size(); f++) {
                 if ( ! fields.get(f).attribute() || ! fields.get(f).name().equals(attribute.name())) continue;
                 slots.add(rankTerms.slot(t, f));

@@ -6,9 +6,9 @@ import ai.dwell.runtime.match.TermFieldMatchData;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The native rank features of one query, computed as searchlib computes them (see {@link NativeRankSetup} for their
