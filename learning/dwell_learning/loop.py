@@ -373,10 +373,10 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         raise ValueError(f"unknown read feature {config.read_feature!r}; one of {', '.join(READ_FEATURES)}")
     if config.read_feature != "time" and runtime_service is not None and config.runtime_iterations > 0:
         raise ValueError(f"--read-feature {config.read_feature} is offline only: the package's rank profiles compute read_time")
-    # the position curve of log read times, fitted on every read logged so far (both arms): with read_logtime, the
-    # reads sent back carry their position-corrected log milliseconds (counter read_logms)
     if config.text_features and runtime_service is not None and config.runtime_iterations > 0:
         raise ValueError("--text-features is offline only: the package's rank profiles compute nine inputs")
+    # the position curve of log read times, fitted on every read logged so far (both arms): with read_logtime, the
+    # reads sent back carry their position-corrected log milliseconds (counter read_logms)
     positions = PositionCurve(config.hits) if config.read_feature in ("logtime", "relative", "logtime+relative") else None
     inputs = input_count(config.read_feature, config.text_features)
     if inputs != len(FEATURE_NAMES) and config.learner == "vw":
