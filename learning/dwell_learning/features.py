@@ -11,6 +11,7 @@ read is fed back as a partial update (increments of `reads` and `read_ms`), as v
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,9 +43,31 @@ READ_FEATURES: tuple[str, ...] = ("time", "logtime", "relative", "logtime+relati
 ARTICLE_READ_FEATURES: tuple[str, ...] = ("relative", "logtime+relative")
 
 
-def input_count(read_feature: str) -> int:
-    """How many inputs the network reads with this read feature: 9, or 10 for logtime+relative."""
-    return len(FEATURE_NAMES) + (read_feature == "logtime+relative")
+# Offline only (--text-features): three flags of the comment's text, as a front end could compute them, appended after
+# the read inputs. They are the text terms of the corpus generator's quality logit besides length (feed/dwell_feed/
+# generate.py: compose_texts writes a shouted text upper case ending in '!!!', a link as ' see www.siteN.example/read';
+# quality_logit has words < 4). The source snippets' own "http://url_removed" placeholders are not links the generator
+# draws (nor a term of the quality logit): the link flag is a www. address. learning/README.md, "Text inputs".
+TEXT_FEATURE_NAMES: tuple[str, ...] = ("shouting", "link", "short")
+_LINK = re.compile(r"(?:^|\s)(?:https?://)?www\.\S+")
+
+
+def input_count(read_feature: str, text_features: bool = False) -> int:
+    """How many inputs the network reads with this read feature: 9, or 10 for logtime+relative; 3 more with the
+    text flags."""
+    return len(FEATURE_NAMES) + (read_feature == "logtime+relative") + (len(TEXT_FEATURE_NAMES) if text_features else 0)
+
+
+def text_flags(text: str) -> np.ndarray:
+    """shouting, link and short (1.0 or 0.0) of a comment's text. link: it contains a www. address; shouting: the text
+    before it (or the whole text) has letters, all upper case, and ends with '!!!'; short: fewer than 4
+    whitespace-separated words (the whole text, as generate.py counts words)."""
+    found = _LINK.search(text)
+    bare = (text[: found.start()] if found else text).rstrip()
+    if found and bare.endswith(" see"):   # generate.py's link suffix is ' see <address>'
+        bare = bare[: -len(" see")].rstrip()
+    shouting = bare.endswith("!!!") and any(ch.isalpha() for ch in bare) and bare == bare.upper()
+    return np.array([float(shouting), float(found is not None), float(len(text.split()) < 4)], dtype=np.float64)
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,8 @@ class LoopConfig:
     #                                  (read_relative: that relative to the article's); the last two offline only;
     #                                  logtime+relative (offline only): read_logtime and read_relative as a tenth input,
     #                                  a 10-9-9-1 network whose models are not exported (the package reads nine)
+    text_features: bool = False      # offline only: three more inputs, the text flags shouting, link and short
+    #                                  (features.text_flags), after the read inputs; models not exported
 
 
 @dataclass
@@ -371,12 +373,14 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
         raise ValueError(f"unknown read feature {config.read_feature!r}; one of {', '.join(READ_FEATURES)}")
     if config.read_feature != "time" and runtime_service is not None and config.runtime_iterations > 0:
         raise ValueError(f"--read-feature {config.read_feature} is offline only: the package's rank profiles compute read_time")
+    if config.text_features and runtime_service is not None and config.runtime_iterations > 0:
+        raise ValueError("--text-features is offline only: the package's rank profiles compute nine inputs")
     # the position curve of log read times, fitted on every read logged so far (both arms): with read_logtime, the
     # reads sent back carry their position-corrected log milliseconds (counter read_logms)
     positions = PositionCurve(config.hits) if config.read_feature in ("logtime", "relative", "logtime+relative") else None
-    inputs = input_count(config.read_feature)
+    inputs = input_count(config.read_feature, config.text_features)
     if inputs != len(FEATURE_NAMES) and config.learner == "vw":
-        raise ValueError(f"--read-feature {config.read_feature} has {inputs} inputs: --learner vw reads nine")
+        raise ValueError(f"these inputs ({inputs}) are not nine: --learner vw reads nine")
     live = package = widened(package, inputs)
     targets = [s for s in (service, runtime_service) if s is not None]
     for s in targets:
@@ -391,12 +395,16 @@ def run(corpus: Corpus, service: Any, config: LoopConfig, out: Path, runtime_ser
     # only its own readers' actions change. The freshness arm shares its documents with the
     # learned arm, whose readers' votes and reads also lift the baseline (A/B interference); this
     # arm is the baseline as it would be if it were all the traffic, as before any learning.
-    alone = (OfflineService(corpus, now=getattr(service, "now", None), read_feature=config.read_feature)
+    alone = (OfflineService(corpus, now=getattr(service, "now", None), read_feature=config.read_feature,
+                            text_features=config.text_features)
              if config.freshness_alone else None)
     if isinstance(service, OfflineService):
         if service._features and service.read_feature != config.read_feature:
             raise ValueError("the offline replica's features were computed with another read feature")
+        if service._features and service.text_features != config.text_features:
+            raise ValueError("the offline replica's features were computed with other text inputs")
         service.read_feature = config.read_feature
+        service.text_features = config.text_features
     alone_rng = np.random.default_rng([config.seed, 7])
     world = None
     if config.arrivals > 0:

@@ -29,7 +29,8 @@ import numpy as np
 from dwell_client import http, put, update
 
 from .export import rankingmodel_put
-from .features import ARTICLE_READ_FEATURES, FEATURE_NAMES, CommentSignals, age_hours, baseline_score, feature_vector
+from .features import (ARTICLE_READ_FEATURES, FEATURE_NAMES, CommentSignals, age_hours, baseline_score, feature_vector,
+                       text_flags)
 from .network import Weights, forward
 from .policy import sample, slate_propensity
 
@@ -147,6 +148,7 @@ class OfflineService:
     counters: dict[str, dict[str, int]] = field(default_factory=dict)
     read_feature: str = "time"     # the ninth input (features.READ_FEATURES): read_time, read_logtime or read_relative;
     #                                logtime+relative: read_logtime and a tenth input, read_relative
+    text_features: bool = False    # offline only: the text flags (features.text_flags) appended after the read inputs
     # Each article's feature rows (nn_input of its comments, in corpus order), computed once and kept up to date row
     # by row as counters change, and column by column as the clock moves (only freshness depends on it): the same
     # feature_vector values, without recomputing every comment of a view. New comments (a living world) add rows.
@@ -215,9 +217,13 @@ class OfflineService:
         """feature_vector of the given comments of one article, with the article's read sums where the read input needs
         them (computed once for all the rows)."""
         if self.read_feature not in ARTICLE_READ_FEATURES:
-            return np.stack([feature_vector(self.signals(c), now, self.read_feature) for c in ids])
-        sums = self._article_reads(article)
-        return np.stack([feature_vector(replace(self.signals(c), **sums), now, self.read_feature) for c in ids])
+            x = np.stack([feature_vector(self.signals(c), now, self.read_feature) for c in ids])
+        else:
+            sums = self._article_reads(article)
+            x = np.stack([feature_vector(replace(self.signals(c), **sums), now, self.read_feature) for c in ids])
+        if self.text_features:
+            x = np.hstack([x, np.stack([text_flags(self.corpus.comments[c]["text"]) for c in ids])])
+        return x
 
     def _article_reads(self, article: str) -> dict[str, int]:
         """The counters reads and read_logms summed over the article's comments (an article document's, fed alike)."""
@@ -269,7 +275,7 @@ class OfflineService:
                 x = self._vectors(article, self.corpus.by_article[article], self._at[article])
             else:
                 for i, cid in rows:
-                    x[i] = feature_vector(self.signals(cid), self._at[article], self.read_feature)
+                    x[i] = self._vectors(article, [cid], self._at[article])[0]
             x.flags.writeable = False
             self._features[article] = x
         return len(updates)
