@@ -1,5 +1,6 @@
 package ai.dwell.runtime.serve.metrics;
 
+import ai.dwell.runtime.serve.http.LocalHttpServer;
 import ai.vespa.metricsproxy.http.application.ClusterIdDimensionProcessor;
 import ai.vespa.metricsproxy.http.application.Node;
 import ai.vespa.metricsproxy.http.application.PublicDimensionsProcessor;
@@ -20,14 +21,12 @@ import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
-import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -68,22 +67,12 @@ public final class MetricsProxy implements AutoCloseable {
         this.packets = packets;
         this.consumers = consumers;
         this.hostname = hostname;
-        try {
-            server = HttpServer.create(new InetSocketAddress(host, port), 16);
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException("Could not serve metrics on " + host + ":" + port, e);
-        }
+        server = LocalHttpServer.create(host, port, "metrics", "metrics-proxy");
         server.createContext(VALUES_PATH, exchange -> respond(exchange, "application/json", this::json));
         consumerContext(CONSUMER_VALUES_PATH, "application/json", this::consumerValues);
         consumerContext(CONSUMER_V2_VALUES_PATH, "application/json", this::consumerV2Values);
         consumerContext(CONSUMER_PROMETHEUS_PATH, "text/plain; version=0.0.4; charset=utf-8", this::consumerPrometheus);
         server.createContext(PROMETHEUS_PATH, exchange -> respond(exchange, "text/plain; version=0.0.4; charset=utf-8", this::prometheus));
-        server.setExecutor(Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "metrics-proxy");
-            thread.setDaemon(true);
-            return thread;
-        }));
         server.start();
     }
 

@@ -1,15 +1,13 @@
 package ai.dwell.runtime.serve.state;
 
+import ai.dwell.runtime.serve.http.LocalHttpServer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.Executors;
 
 /**
  * A cluster controller's HTTP port, where Vespa's model puts it (19050 by default): the cluster state REST API
@@ -27,19 +25,9 @@ public final class ClusterStateApi implements AutoCloseable {
     public ClusterStateApi(String host, int port, ClusterStates states, ClusterStatusPages pages) {
         this.states = states;
         this.pages = pages;
-        try {
-            server = HttpServer.create(new InetSocketAddress(host, port), 16);
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException("Could not serve the cluster controller's state API on " + host + ":" + port, e);
-        }
+        server = LocalHttpServer.create(host, port, "the cluster controller's state API", "cluster-controller-" + port);
         server.createContext(ClusterStates.PREFIX, this::respond);
         server.createContext(ClusterStatusPages.PREFIX, this::page);
-        server.setExecutor(Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "cluster-controller-" + port);
-            thread.setDaemon(true);
-            return thread;
-        }));
         server.start();
     }
 

@@ -1,6 +1,7 @@
 package ai.dwell.runtime.serve.state;
 
 import ai.dwell.runtime.engine.ContentNode;
+import ai.dwell.runtime.serve.http.LocalHttpServer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -8,12 +9,9 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -34,19 +32,9 @@ public final class NodeStateApi implements AutoCloseable {
     public NodeStateApi(String host, int port, ContentNode node, BooleanSupplier ready) {
         this.node = node;
         this.ready = ready;
-        try {
-            server = HttpServer.create(new InetSocketAddress(host, port), 16);
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException("Could not serve the state API of content node " + node.distributionKey() + " on " + host + ":" + port, e);
-        }
+        server = LocalHttpServer.create(host, port, "the state API of content node " + node.distributionKey(), "state-api-" + node.distributionKey());
         server.createContext("/state/v1/health", exchange -> respond(exchange, health()));
         server.createContext("/state/v1/metrics", exchange -> respond(exchange, metrics()));
-        server.setExecutor(Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "state-api-" + node.distributionKey());
-            thread.setDaemon(true);
-            return thread;
-        }));
         server.start();
     }
 
