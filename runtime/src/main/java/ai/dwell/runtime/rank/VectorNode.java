@@ -32,6 +32,9 @@ abstract class VectorNode extends Node implements DenseCells, Memo {
 
     final int size() { return type.dimensions().get(0).size().get().intValue(); }
 
+    /** Whether the cells are rounded to float after each step. */
+    final boolean floatCells() { return floatCells; }
+
     final String dimension() { return type.dimensions().get(0).name(); }
 
     /** The cell values for the document; the array is reused. */
@@ -56,7 +59,7 @@ abstract class VectorNode extends Node implements DenseCells, Memo {
             int length = size() * batch.count();
             block = Batch.atLeast(block, length);
             compute(batch, block);
-            if (floatCells) for (int i = 0; i < length; i++) block[i] = (float) block[i];
+            if (floatCells) CellMath.roundToFloat(block, length);
             blockGeneration = batch.generation();
         }
         return block;
@@ -126,11 +129,8 @@ abstract class VectorNode extends Node implements DenseCells, Memo {
             for (int j = 0; j < outSize; j++) {
                 int to = j * n;
                 java.util.Arrays.fill(out, to, to + n, bias[j]);
-                for (int i = 0; i < inSize; i++) {
-                    double w = weights[i * outSize + j];
-                    int from = i * n;
-                    for (int k = 0; k < n; k++) out[to + k] += x[from + k] * w;
-                }
+                for (int i = 0; i < inSize; i++)
+                    CellMath.addScaled(out, to, x, i * n, weights[i * outSize + j], n);
             }
         }
     }
@@ -153,20 +153,31 @@ abstract class VectorNode extends Node implements DenseCells, Memo {
     /**
      * One of {@link MathNode}'s functions applied to each cell: a loop per function over the block (a function
      * called through an interface at every cell is a call the JIT cannot inline where several functions are used).
+     * The elu of float cells (the network's hidden layers) is {@link CellMath}'s, SIMD where the JVM allows.
      */
     static final class MathMap extends VectorNode {
         private final VectorNode input;
         private final MathNode.Kind kind;
-        MathMap(VectorNode input, MathNode.Kind kind) { super(input.type()); this.input = input; this.kind = kind; }
+        private final boolean cellMath;
+        MathMap(VectorNode input, MathNode.Kind kind) {
+            super(input.type());
+            this.input = input;
+            this.kind = kind;
+            this.cellMath = kind == MathNode.Kind.ELU && floatCells();
+        }
         @Override void compute(int lid, double[] out) {
             double[] x = input.values(lid);
             System.arraycopy(x, 0, out, 0, x.length);
-            MathNode.applyInPlace(kind, out, x.length);
+            apply(out, x.length);
         }
         @Override void compute(Batch batch, double[] out) {
             int length = size() * batch.count();
             System.arraycopy(input.cells(batch), 0, out, 0, length);
-            MathNode.applyInPlace(kind, out, length);
+            apply(out, length);
+        }
+        private void apply(double[] values, int n) {
+            if (cellMath) CellMath.eluInPlace(values, n);
+            else MathNode.applyInPlace(kind, values, n);
         }
     }
 

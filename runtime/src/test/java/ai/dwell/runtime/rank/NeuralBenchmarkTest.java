@@ -103,10 +103,10 @@ public class NeuralBenchmarkTest {
     /** A round of work that may throw. */
     private interface Round { void run() throws Exception; }
 
-    /** The fastest of repeated rounds: at least 10, and more until about half a second has gone (JIT warm-up). */
+    /** The fastest of repeated rounds: at least 10, and more until about two seconds have gone (JIT warm-up: the vector API is slow until C2 has compiled it). */
     private static double best(Round round) throws Exception {
         long best = Long.MAX_VALUE, total = 0;
-        for (int i = 0; i < 10 || (total < 500_000_000L && i < MAX_ROUNDS); i++) {
+        for (int i = 0; i < 10 || (total < 2_000_000_000L && i < MAX_ROUNDS); i++) {
             long start = System.nanoTime();
             round.run();
             long spent = System.nanoTime() - start;
