@@ -1,15 +1,11 @@
 package ai.dwell.runtime.index;
 
-import java.util.logging.Logger;
-
 /**
  * Dot products and squared distances of float vectors: with SIMD through the JDK's vector API when
  * the JVM runs with --add-modules jdk.incubator.vector (./dwell start does), else scalar loops.
  * On 384-dimensional vectors the vector API is about 3-4 times faster.
  */
 final class VectorMath {
-
-    private static final Logger log = Logger.getLogger(VectorMath.class.getName());
 
     interface Operations {
         float dot(float[] a, float[] b);
@@ -28,15 +24,8 @@ final class VectorMath {
     static boolean simd() { return ! (OPERATIONS instanceof Scalar); }
 
     private static Operations choose() {
-        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
-            try {
-                return (Operations) Class.forName("ai.dwell.runtime.index.SimdVectorMath").getDeclaredConstructor().newInstance();
-            }
-            catch (ReflectiveOperationException | LinkageError e) {
-                log.warning("The vector API is present but not usable (" + e + "); vector math runs scalar");
-            }
-        }
-        return new Scalar();
+        return VectorApi.orScalar(() -> (Operations) Class.forName("ai.dwell.runtime.index.SimdVectorMath").getDeclaredConstructor().newInstance(),
+                                  new Scalar(), "vector math");
     }
 
     static final class Scalar implements Operations {

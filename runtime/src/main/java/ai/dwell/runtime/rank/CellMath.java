@@ -1,6 +1,6 @@
 package ai.dwell.runtime.rank;
 
-import java.util.logging.Logger;
+import ai.dwell.runtime.index.VectorApi;
 
 /**
  * The loops of the network's dense layers over a block of documents (cell-major, {@link VectorNode}): with SIMD through
@@ -19,8 +19,6 @@ import java.util.logging.Logger;
  * </ul>
  */
 final class CellMath {
-
-    private static final Logger log = Logger.getLogger(CellMath.class.getName());
 
     interface Operations {
         /** out[to + k] += x[from + k] * w, for k in [0, n). */
@@ -45,15 +43,8 @@ final class CellMath {
     static boolean simd() { return ! (OPERATIONS instanceof Scalar); }
 
     private static Operations choose() {
-        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
-            try {
-                return (Operations) Class.forName("ai.dwell.runtime.rank.SimdCellMath").getDeclaredConstructor().newInstance();
-            }
-            catch (ReflectiveOperationException | LinkageError e) {
-                log.warning("The vector API is present but not usable (" + e + "); the network's layers run scalar");
-            }
-        }
-        return new Scalar();
+        return VectorApi.orScalar(() -> (Operations) Class.forName("ai.dwell.runtime.rank.SimdCellMath").getDeclaredConstructor().newInstance(),
+                                  new Scalar(), "the network's layers");
     }
 
     static final class Scalar implements Operations {
