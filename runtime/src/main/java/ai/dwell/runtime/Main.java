@@ -1,5 +1,6 @@
 package ai.dwell.runtime;
 
+import ai.dwell.runtime.rank.CellMath;
 import ai.dwell.runtime.serve.access.WriteAccess;
 import ai.dwell.runtime.serve.DataDirectory;
 import ai.dwell.runtime.serve.Runtime;
@@ -53,6 +54,7 @@ public class Main {
         java.security.Security.setProperty("networkaddress.cache.negative.ttl", "0");
         // Vespa's indexing of annotated strings warns once per document; it is expected here
         Logger.getLogger("com.yahoo.document.datatypes.StringFieldValue").setLevel(Level.SEVERE);
+        CellMath.warmUpInBackground();
         DataDirectory data = new DataDirectory(dataDir);
         LocalHosts hosts = LocalHosts.fromSystemProperty();
         if (hosts != null) hosts.write(List.of(), List.of());
