@@ -109,9 +109,5 @@ def test_a_restart_loads_every_copy(runtime: Runtime) -> None:
             pass
         assert time.time() < deadline, runtime.log()
         time.sleep(1)
-    # The container answers queries a moment before the runtime's metrics proxy has the new generation's nodes (as
-    # Vespa's proxy, which samples its services, lags a restart): the counts are read once the proxy reports the nodes
-    while not counts() and time.time() < deadline:
-        time.sleep(0.2)
     assert_held(DOCUMENTS)
     assert "not-ready copies of item" in runtime.log(400_000), "loaded from the flushed state, not taken from the store again"

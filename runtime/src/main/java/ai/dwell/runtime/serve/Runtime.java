@@ -71,6 +71,10 @@ public class Runtime implements Deployments, AutoCloseable {
 
     private Generation active;
     private volatile Generation serving; // active, for readers that must not wait for a deploy (metrics)
+    private volatile Starting starting;  // the generation being activated, from just before its container starts
+
+    /** What the metrics see of a generation whose content nodes serve before its container is up. */
+    private record Starting(VespaModel model, ContentServing content) {}
     private volatile boolean activating = false;
     private DocumentStore store;
     private DocumentmanagerConfig storeTypes;
@@ -87,16 +91,23 @@ public class Runtime implements Deployments, AutoCloseable {
         this.shards = shards;
     }
 
-    /** The content nodes serving now, or null while none are (before the first activation, or during one). */
+    /**
+     * The content nodes serving now, or null while none are (before the first activation, or during one until its
+     * container starts): as proton's metrics, theirs are there before the container answers queries.
+     */
     public ContentServing contentServing() {
+        Starting next = starting; // read first: an activation sets serving before it clears starting
         Generation generation = serving;
-        return generation == null ? null : generation.content();
+        if (generation != null) return generation.content();
+        return next == null ? null : next.content();
     }
 
-    /** Vespa's model of the package served now, or null while none is. */
+    /** Vespa's model of the package served now (or of the generation whose container is starting), or null. */
     public VespaModel servingModel() {
+        Starting next = starting; // read first: an activation sets serving before it clears starting
         Generation generation = serving;
-        return generation == null ? null : generation.model();
+        if (generation != null) return generation.model();
+        return next == null ? null : next.model();
     }
 
     /** The port of the container serving now (8080 while none is). */
@@ -232,6 +243,7 @@ public class Runtime implements Deployments, AutoCloseable {
                 log.info("Content nodes hold the store's " + documents.documentCount() + " documents before the container started, after " +
                          (System.nanoTime() - indexingStart) / 1_000_000 + " ms");
             }
+            starting = new Starting(model, content); // the nodes' metrics, from before the container answers
             containers = ContainerHosts.start(packagesOfClusters(services, served, session));
             ContainerHost container = containers.of(services.containerCluster());
             pipeline.route(new DocprocRoute(services.docprocChainsOfType().isEmpty() ? null : container.jdisc().documentProcessing(),
@@ -261,6 +273,9 @@ public class Runtime implements Deployments, AutoCloseable {
         catch (RuntimeException | LinkageError e) { // a LinkageError: a class a package's component needs is missing
             abandon(documents, follower, containers, content, packageEmbedders);
             throw e;
+        }
+        finally {
+            starting = null; // served now, or abandoned
         }
         data.setActive(session);
         log.info("Session " + session + " active after " + (System.nanoTime() - start) / 1_000_000 + " ms, with " +
